@@ -1,0 +1,199 @@
+# tipc: build, test, bench, install.
+#
+# Knobs (make VAR=value; effective values are written to build/flags so changing one rebuilds):
+#   USE_CUDA    auto | 0 | 1    CUDA backend (auto: on when nvcc + cuDNN + NCCL probe-compile)
+#   CUDA_HOME   /usr/local/cuda
+#   CUDNN_HOME  $(CUDA_HOME)    cuDNN headers/libs (e.g. a Python nvidia/cudnn folder)
+#   NCCL_HOME   $(CUDA_HOME)    NCCL headers/libs
+#   GPU_ARCH    90              SASS for sm_$(GPU_ARCH) plus PTX for compute_$(GPU_ARCH)
+#   CPU_ARCH    native          -march for the CPU kernels (builds run where they were built)
+#   GLOO_LIBS   -lgloo          Gloo (Debian libgloo-dev has no pkg-config file)
+#   PREFIX      /usr/local      make install
+#   V=1                         show full commands
+#
+# Targets: all (bin/tipc), test (ASan/UBSan build + unit + e2e), bench, fuzz, install, clean.
+# Layout: build/rel/ release objects, build/san/ sanitizer objects, build/gen/ generated code.
+
+USE_CUDA   ?= auto
+CUDA_HOME  ?= /usr/local/cuda
+CUDNN_HOME ?= $(CUDA_HOME)
+NCCL_HOME  ?= $(CUDA_HOME)
+GPU_ARCH   ?= 90
+CPU_ARCH   ?= native
+GLOO_LIBS  ?= -lgloo
+PREFIX     ?= /usr/local
+CC         ?= gcc
+CXX        ?= g++
+NVCC       ?= $(CUDA_HOME)/bin/nvcc
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# ---- system libraries (scripts/install-deps.sh installs them) ------------------------------
+PKGS := libcurl libarchive libturbojpeg yaml-0.1 openblas libprotobuf-c libmicrohttpd
+ifneq ($(filter clean,$(MAKECMDGOALS)),clean)
+ifneq ($(shell pkg-config --exists $(PKGS) && echo ok),ok)
+$(error missing libraries ($(PKGS)); run scripts/install-deps.sh)
+endif
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+# ---- CUDA detection: compile a probe, never dpkg ---------------------------------------------
+CUDA_INC  := -I$(CUDA_HOME)/include -I$(CUDNN_HOME)/include -I$(NCCL_HOME)/include
+CUDA_LIBDIRS := -L$(CUDA_HOME)/lib64 -L$(CUDNN_HOME)/lib64 -L$(CUDNN_HOME)/lib -L$(NCCL_HOME)/lib64 -L$(NCCL_HOME)/lib
+CUDA_RPATH := -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDNN_HOME)/lib64 -Wl,-rpath,$(CUDNN_HOME)/lib \
+              -Wl,-rpath,$(NCCL_HOME)/lib64 -Wl,-rpath,$(NCCL_HOME)/lib
+CUDA_LIBS := $(CUDA_LIBDIRS) $(CUDA_RPATH) -lcudnn -lnccl -lcublas -lcublasLt -lcudart
+H := \#
+ifeq ($(USE_CUDA),auto)
+CUDA_PROBE := $(shell test -x $(NVCC) && printf '$(H)include <cuda_runtime.h>\n$(H)include <cudnn.h>\n$(H)include <nccl.h>\n$(H)include <cublas_v2.h>\nint main(void){return (int)cudnnGetVersion()+ncclGetVersion(0)+(int)cudaGetLastError()+(int)cublasCreate(0);}\n' \
+	| $(CC) -x c - $(CUDA_INC) $(CUDA_LIBS) -o /dev/null 2>/dev/null && echo 1 || echo 0)
+HAVE_CUDA := $(CUDA_PROBE)
+else
+HAVE_CUDA := $(USE_CUDA)
+endif
+
+# ---- sources ------------------------------------------------------------------------------------
+SRC_DIRS := runner prepare engine
+MAIN_SRC := runner/main.c
+C_SRCS   := $(filter-out $(MAIN_SRC),$(sort $(shell find $(SRC_DIRS) -name '*.c')))
+CC_SRCS  := $(sort $(shell find $(SRC_DIRS) -name '*.cc'))
+CU_SRCS  := $(sort $(shell find $(SRC_DIRS) -name '*.cu'))
+# ONNX schema from Debian's libonnx-dev, compiled with protoc-c at build time (never copied in).
+ONNX_PROTO := /usr/include/onnx/onnx.proto
+GEN_C    := build/gen/onnx.pb-c.c
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wswitch-enum -Wno-error=switch-enum
+COMMON   := -std=c11 -D_GNU_SOURCE -Ibuild/gen $(PKG_CFLAGS) -fopenmp -MMD -MP
+CXXFLAGS_COMMON := -std=c++17 -Wall -Wextra -Werror -D_GNU_SOURCE -fopenmp -MMD -MP
+LIBS     := -Wl,--as-needed $(PKG_LIBS) $(GLOO_LIBS) -lpthread -lm -fopenmp
+ifeq ($(HAVE_CUDA),1)
+COMMON   += -DTIPC_HAVE_CUDA $(CUDA_INC)
+CXXFLAGS_COMMON += -DTIPC_HAVE_CUDA $(CUDA_INC)
+LIBS     += $(CUDA_LIBS)
+NVCCFLAGS := -O3 -std=c++17 -DTIPC_HAVE_CUDA $(CUDA_INC) -Ibuild/gen \
+             -gencode arch=compute_$(GPU_ARCH),code=sm_$(GPU_ARCH) \
+             -gencode arch=compute_$(GPU_ARCH),code=compute_$(GPU_ARCH) \
+             -Xcompiler -Wall,-Wextra,-fPIC -MMD -MP
+else
+CU_SRCS  :=
+endif
+
+REL_CFLAGS := $(COMMON) $(WARN) -O3 -march=$(CPU_ARCH) -g
+SAN        := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SAN_CFLAGS := $(COMMON) $(WARN) -O1 -g -march=$(CPU_ARCH) $(SAN)
+
+objs = $(patsubst %.c,build/$(1)/%.o,$(C_SRCS)) $(patsubst %.cc,build/$(1)/%.o,$(CC_SRCS)) \
+       $(patsubst build/gen/%.c,build/$(1)/gen/%.o,$(GEN_C)) $(patsubst %.cu,build/cuda/%.o,$(CU_SRCS))
+REL_OBJS := $(call objs,rel)
+SAN_OBJS := $(call objs,san)
+UNIT_BINS := $(patsubst tests/unit/%.c,build/san/tests/%,$(UNIT_SRCS))
+
+.PHONY: all test unit e2e bench fuzz install clean features FORCE
+all: features bin/tipc
+
+features:
+	@printf '# tipc build: %s cuda (USE_CUDA=%s)  %s gloo  %s openblas\n' \
+	  "$(if $(filter 1,$(HAVE_CUDA)),✓,✗)" "$(USE_CUDA)" "✓" "✓"
+
+# build/flags: rebuild everything when the effective flags change (git's GIT-CFLAGS).
+build/flags: FORCE
+	@mkdir -p build
+	@echo '$(REL_CFLAGS) | $(SAN_CFLAGS) | $(LIBS) | $(HAVE_CUDA) $(GPU_ARCH) $(NVCCFLAGS)' | cmp -s - $@ || \
+	 echo '$(REL_CFLAGS) | $(SAN_CFLAGS) | $(LIBS) | $(HAVE_CUDA) $(GPU_ARCH) $(NVCCFLAGS)' > $@
+
+$(GEN_C): $(ONNX_PROTO)
+	@mkdir -p build/gen
+	@printf '  %-6s %s\n' PROTOC $@
+	$(Q)protoc-c --c_out=build/gen -I$(dir $(ONNX_PROTO)) $(ONNX_PROTO)
+build/gen/onnx.pb-c.h: $(GEN_C)
+
+GEN_WARN := -Wno-unused-parameter
+build/rel/gen/%.o: build/gen/%.c build/flags
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(COMMON) -O2 -c $< -o $@
+build/san/gen/%.o: build/gen/%.c build/flags
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(COMMON) -O1 -g $(SAN) -c $< -o $@
+
+build/rel/%.o: %.c build/flags | $(GEN_C)
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' CC $<
+	$(Q)$(CC) $(REL_CFLAGS) -c $< -o $@
+build/san/%.o: %.c build/flags | $(GEN_C)
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' CC-SAN $<
+	$(Q)$(CC) $(SAN_CFLAGS) -c $< -o $@
+build/rel/%.o: %.cc build/flags
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' CXX $<
+	$(Q)$(CXX) $(CXXFLAGS_COMMON) -O2 -g -c $< -o $@
+build/san/%.o: %.cc build/flags
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' CXX-SAN $<
+	$(Q)$(CXX) $(CXXFLAGS_COMMON) -O1 -g $(SAN) -c $< -o $@
+build/cuda/%.o: %.cu build/flags
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' NVCC $<
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+build/rel/libtipc.a: $(REL_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+build/san/libtipc.a: $(SAN_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+bin/tipc: build/rel/runner/main.o build/rel/libtipc.a
+	@mkdir -p bin
+	@printf '  %-6s %s\n' LINK $@
+	$(Q)$(CXX) -o $@ $< build/rel/libtipc.a $(LIBS)
+
+build/san/tipc: build/san/runner/main.o build/san/libtipc.a
+	@printf '  %-6s %s\n' LINK $@
+	$(Q)$(CXX) $(SAN) -o $@ $< build/san/libtipc.a $(LIBS)
+
+build/san/tests/%: tests/unit/%.c tests/unit/testutil.h build/san/libtipc.a build/flags
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' TEST $@
+	$(Q)$(CC) $(SAN_CFLAGS) -Wno-unused-parameter -o $@ $< build/san/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
+
+# `make test`: everything under ASan/UBSan; tests/run.sh prints 'N passed, N failed, N skipped'.
+test: build/san/tipc bin/tipc $(UNIT_BINS)
+	$(Q)TIPC=$(CURDIR)/build/san/tipc TIPC_REL=$(CURDIR)/bin/tipc tests/run.sh $(UNIT_BINS)
+
+unit: $(UNIT_BINS)
+	$(Q)tests/run.sh --unit-only $(UNIT_BINS)
+
+e2e: build/san/tipc bin/tipc
+	$(Q)TIPC=$(CURDIR)/build/san/tipc TIPC_REL=$(CURDIR)/bin/tipc tests/run.sh --e2e-only
+
+# Side-by-side benchmarks against the peers (PyTorch, torchvision, Gloo, ONNX Runtime).
+bench: bin/tipc
+	$(Q)scripts/bench/run-all.sh
+
+# libFuzzer harnesses in tests/fuzz (clang); FUZZ_SECONDS per harness.
+FUZZ_SECONDS ?= 600
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB_SRCS := runner/config.c engine/core/check.c engine/core/parse.c
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRCS)
+fuzz: $(FUZZ_BINS)
+	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 build/fuzz/corpus-$$n tests/fuzz/corpus || exit 1; done
+
+install: bin/tipc
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 bin/tipc $(DESTDIR)$(PREFIX)/bin/tipc
+
+clean:
+	rm -rf build bin
+
+FORCE:
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,157 @@
+/* check.c: message printing, the replaceable die routine, and checked allocation. */
+#include "check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *msg_prefix = "";
+
+void tipc_set_msg_prefix(const char *prefix) { msg_prefix = prefix ? prefix : ""; }
+
+const char *tipc_status_name(enum tipc_status st)
+{
+    switch (st) {
+    case TIPC_OK: return "ok";
+    case TIPC_EFAIL: return "failed";
+    case TIPC_EUSAGE: return "usage";
+    case TIPC_EDATA: return "data";
+    case TIPC_EDIST: return "distributed";
+    case TIPC_EIO: return "io";
+    case TIPC_ENUMERIC: return "numeric";
+    case TIPC_ENOTBUILT: return "not-built";
+    case TIPC_EINTERNAL: return "internal";
+    case TIPC_EINTR: return "interrupted";
+    }
+    return "unknown";
+}
+
+/* One fprintf per message so concurrent ranks do not interleave inside a line. */
+static void vreport(const char *head, const char *fmt, va_list ap)
+{
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf, "%s%s", msg_prefix, head);
+    if (n < 0 || (size_t)n >= sizeof buf) n = 0;
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    fprintf(stderr, "%s\n", buf);
+    fflush(stderr);
+}
+
+enum tipc_status error_at(enum tipc_status st, const char *file, int line, const char *fmt, ...)
+{
+    char head[1024];
+    if (line > 0)
+        snprintf(head, sizeof head, "%s:%d: ", file, line);
+    else
+        snprintf(head, sizeof head, "%s: ", file);
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(head, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+enum tipc_status error_msg(enum tipc_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("tipc: error: ", fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void error_hint(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("hint: ", fmt, ap);
+    va_end(ap);
+}
+
+void warning_msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("tipc: warning: ", fmt, ap);
+    va_end(ap);
+}
+
+static void default_die(const char *msg, int code)
+{
+    fprintf(stderr, "%s%s\n", msg_prefix, msg);
+    fflush(stderr);
+    exit(code);
+}
+
+static tipc_die_fn die_routine = default_die;
+
+void tipc_set_die_routine(tipc_die_fn fn) { die_routine = fn ? fn : default_die; }
+
+void tipc_die_at(const char *src, int line, int code, const char *fmt, ...)
+{
+    char buf[2048];
+    int n = snprintf(buf, sizeof buf, "BUG: %s:%d: ", src, line);
+    if (n < 0 || (size_t)n >= sizeof buf) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    va_end(ap);
+    die_routine(buf, code);
+    abort(); /* a die routine must not return */
+}
+
+static void *oom(size_t n)
+{
+    tipc_die_at(__FILE__, __LINE__, TIPC_EINTERNAL, "out of memory allocating %zu bytes", n);
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    return p ? p : oom(n);
+}
+
+void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    return p ? p : oom(n * sz);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    return q ? q : oom(n);
+}
+
+char *xstrdup(const char *s)
+{
+    char *p = strdup(s);
+    return p ? p : oom(strlen(s) + 1);
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = strndup(s, n);
+    return p ? p : oom(n + 1);
+}
+
+void *xgrow(void *arr, size_t sz, size_t need, size_t *cap)
+{
+    if (need <= *cap) return arr;
+    size_t c = *cap ? *cap : 8;
+    while (c < need) c *= 2;
+    *cap = c;
+    return xrealloc(arr, c * sz);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) oom(0);
+    return s;
+}

@@ -1,0 +1,13 @@
+/* cmd_prepare.c: `tipc prepare`. Placeholder until its issue lands: it says so and exits with
+ * TIPC_ENOTBUILT, so `tipc run` reports the stage as failed honestly. */
+#include "cmds.h"
+#include "../engine/core/check.h"
+
+const char usage_prepare[] = "usage: tipc prepare ...\n\n(not built yet in this version)\n";
+
+int cmd_prepare(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return error_msg(TIPC_ENOTBUILT, "'tipc prepare' is not built in this version of tipc");
+}
