@@ -1,0 +1,207 @@
+/* conv2d.c: grouped 2-D convolution on NHWC activations, CPU reference (see ops.h).
+ * Three paths: pointwise (one sgemm over the whole batch), depthwise (own kernel, vectorised
+ * over channels), and the general grouped case through im2col + sgemm (the stem conv).
+ * Not here: bias (MobileNetV3 convs have none; BN follows), dilation. */
+#include <cblas.h>
+#include <omp.h>
+#include <string.h>
+
+#include "../ops.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
+
+void conv2d_desc_init(struct conv2d_desc *d, int N, int H, int W, int Cin, int Cout, int K, int stride,
+                      int pad, int groups)
+{
+    int divisible = groups > 0 && Cin % groups == 0 && Cout % groups == 0;
+    CHECK(divisible, "groups %d, Cin %d, Cout %d", groups, Cin, Cout);
+    CHECK(K > 0 && stride > 0 && pad >= 0, "K %d stride %d pad %d", K, stride, pad);
+    *d = (struct conv2d_desc){.N = N, .H = H, .W = W, .Cin = Cin, .Cout = Cout, .K = K,
+                              .stride = stride, .pad = pad, .groups = groups};
+    d->Ho = (H + 2 * pad - K) / stride + 1;
+    d->Wo = (W + 2 * pad - K) / stride + 1;
+    CHECK(d->Ho > 0 && d->Wo > 0, "conv output %dx%d", d->Ho, d->Wo);
+}
+
+static int is_pointwise(const struct conv2d_desc *d)
+{
+    return d->K == 1 && d->stride == 1 && d->pad == 0 && d->groups == 1;
+}
+static int is_depthwise(const struct conv2d_desc *d)
+{
+    return d->groups == d->Cin && d->Cin == d->Cout && d->groups > 1;
+}
+
+size_t conv2d_scratch_floats(const struct conv2d_desc *d)
+{
+    if (is_pointwise(d)) return 0;
+    if (is_depthwise(d)) return 2 * (size_t)d->K * d->K * d->Cin;
+    size_t M = (size_t)d->N * d->Ho * d->Wo;
+    return M * (size_t)(d->Cin / d->groups) * d->K * d->K;
+}
+
+/* ---- general path: im2col for group g. col (M, Cg*K*K), k = ci*K*K + ky*K + kx ------------- */
+static void im2col(float *col, const float *in, const struct conv2d_desc *d, int g)
+{
+    int Cg = d->Cin / d->groups, KK = d->K * d->K, Kd = Cg * KK;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int n = 0; n < d->N; n++)
+        for (int oy = 0; oy < d->Ho; oy++)
+            for (int ox = 0; ox < d->Wo; ox++) {
+                float *c = col + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Kd;
+                for (int ky = 0; ky < d->K; ky++) {
+                    int iy = oy * d->stride - d->pad + ky;
+                    for (int kx = 0; kx < d->K; kx++) {
+                        int ix = ox * d->stride - d->pad + kx;
+                        int inside = iy >= 0 && iy < d->H && ix >= 0 && ix < d->W;
+                        const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * d->Cin + g * Cg;
+                        for (int ci = 0; ci < Cg; ci++)
+                            c[ci * KK + ky * d->K + kx] = inside ? ip[ci] : 0.0f;
+                    }
+                }
+            }
+}
+
+/* din += col2im(dcol); parallel over images (each writes its own din image). */
+static void col2im_add(float *din, const float *col, const struct conv2d_desc *d, int g)
+{
+    int Cg = d->Cin / d->groups, KK = d->K * d->K, Kd = Cg * KK;
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < d->N; n++)
+        for (int oy = 0; oy < d->Ho; oy++)
+            for (int ox = 0; ox < d->Wo; ox++) {
+                const float *c = col + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Kd;
+                for (int ky = 0; ky < d->K; ky++) {
+                    int iy = oy * d->stride - d->pad + ky;
+                    if (iy < 0 || iy >= d->H) continue;
+                    for (int kx = 0; kx < d->K; kx++) {
+                        int ix = ox * d->stride - d->pad + kx;
+                        if (ix < 0 || ix >= d->W) continue;
+                        float *ip = din + ((size_t)(n * d->H + iy) * d->W + ix) * d->Cin + g * Cg;
+                        for (int ci = 0; ci < Cg; ci++) ip[ci] += c[ci * KK + ky * d->K + kx];
+                    }
+                }
+            }
+}
+
+/* ---- depthwise: wt (K*K, C) is w (C, 1, K, K) transposed so the inner loop runs over C ---- */
+static void dw_transpose(float *wt, const float *w, int C, int KK)
+{
+    for (int c = 0; c < C; c++)
+        for (int k = 0; k < KK; k++) wt[(size_t)k * C + c] = w[(size_t)c * KK + k];
+}
+
+static void depthwise_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d,
+                              float *wt)
+{
+    int C = d->Cin, K = d->K;
+    dw_transpose(wt, w, C, K * K);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int n = 0; n < d->N; n++)
+        for (int oy = 0; oy < d->Ho; oy++)
+            for (int ox = 0; ox < d->Wo; ox++) {
+                float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
+                for (int c = 0; c < C; c++) o[c] = 0.0f;
+                for (int ky = 0; ky < K; ky++) {
+                    int iy = oy * d->stride - d->pad + ky;
+                    if (iy < 0 || iy >= d->H) continue;
+                    for (int kx = 0; kx < K; kx++) {
+                        int ix = ox * d->stride - d->pad + kx;
+                        if (ix < 0 || ix >= d->W) continue;
+                        const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * C;
+                        const float *wp = wt + (size_t)(ky * K + kx) * C;
+                        for (int c = 0; c < C; c++) o[c] += ip[c] * wp[c];
+                    }
+                }
+            }
+}
+
+/* Threads split the channels (blocks of 8), so din and dwt writes never overlap. */
+static void depthwise_backward(float *din, float *dw, const float *dout, const float *in, const float *w,
+                               const struct conv2d_desc *d, float *scratch)
+{
+    int C = d->Cin, K = d->K, KK = K * K;
+    float *wt = scratch, *dwt = scratch + (size_t)KK * C; /* (KK, C) each */
+    dw_transpose(wt, w, C, KK);
+    memset(dwt, 0, sizeof(float) * (size_t)KK * C);
+    int nblk = (C + 7) / 8;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < nblk; b++) {
+        int c0 = b * 8, c1 = c0 + 8 < C ? c0 + 8 : C;
+        for (int n = 0; n < d->N; n++)
+            for (int oy = 0; oy < d->Ho; oy++)
+                for (int ox = 0; ox < d->Wo; ox++) {
+                    const float *go = dout + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
+                    for (int ky = 0; ky < K; ky++) {
+                        int iy = oy * d->stride - d->pad + ky;
+                        if (iy < 0 || iy >= d->H) continue;
+                        for (int kx = 0; kx < K; kx++) {
+                            int ix = ox * d->stride - d->pad + kx;
+                            if (ix < 0 || ix >= d->W) continue;
+                            size_t io = ((size_t)(n * d->H + iy) * d->W + ix) * C;
+                            const float *wp = wt + (size_t)(ky * K + kx) * C;
+                            float *gw = dwt + (size_t)(ky * K + kx) * C;
+                            for (int c = c0; c < c1; c++) {
+                                gw[c] += go[c] * in[io + c];
+                                if (din) din[io + c] += go[c] * wp[c];
+                            }
+                        }
+                    }
+                }
+    }
+    for (int c = 0; c < C; c++)
+        for (int k = 0; k < KK; k++) dw[(size_t)c * KK + k] += dwt[(size_t)k * C + c];
+}
+
+void conv2d_forward_cpu(float *out, const float *in, const float *w, const struct conv2d_desc *d,
+                        float *scratch)
+{
+    int M = d->N * d->Ho * d->Wo;
+    if (is_pointwise(d)) {
+        /* out (M, Cout) = in (M, Cin) . w^T */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, d->Cout, d->Cin, 1.0f, in, d->Cin, w,
+                    d->Cin, 0.0f, out, d->Cout);
+        return;
+    }
+    if (is_depthwise(d)) {
+        depthwise_forward(out, in, w, d, scratch);
+        return;
+    }
+    int Cog = d->Cout / d->groups, Kd = (d->Cin / d->groups) * d->K * d->K;
+    for (int g = 0; g < d->groups; g++) {
+        im2col(scratch, in, d, g);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, Cog, Kd, 1.0f, scratch, Kd,
+                    w + (size_t)g * Cog * Kd, Kd, 0.0f, out + (size_t)g * Cog, d->Cout);
+    }
+}
+
+void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *in, const float *w,
+                         const struct conv2d_desc *d, float *scratch)
+{
+    int M = d->N * d->Ho * d->Wo;
+    if (is_pointwise(d)) {
+        /* dw (Cout, Cin) += dout^T (Cout, M) . in (M, Cin); din (M, Cin) += dout . w */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d->Cout, d->Cin, M, 1.0f, dout, d->Cout, in,
+                    d->Cin, 1.0f, dw, d->Cin);
+        if (din)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, d->Cin, d->Cout, 1.0f, dout, d->Cout,
+                        w, d->Cin, 1.0f, din, d->Cin);
+        return;
+    }
+    if (is_depthwise(d)) {
+        depthwise_backward(din, dw, dout, in, w, d, scratch);
+        return;
+    }
+    int Cog = d->Cout / d->groups, Kd = (d->Cin / d->groups) * d->K * d->K;
+    for (int g = 0; g < d->groups; g++) {
+        const float *go = dout + (size_t)g * Cog;
+        im2col(scratch, in, d, g);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Cog, Kd, M, 1.0f, go, d->Cout, scratch, Kd, 1.0f,
+                    dw + (size_t)g * Cog * Kd, Kd);
+        if (!din) continue;
+        /* dcol (M, Kd) = dout_g (M, Cog) . w_g (Cog, Kd), reusing the im2col scratch */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, Kd, Cog, 1.0f, go, d->Cout,
+                    w + (size_t)g * Cog * Kd, Kd, 0.0f, scratch, Kd);
+        col2im_add(din, scratch, d, g);
+    }
+}
