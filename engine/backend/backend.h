@@ -33,6 +33,8 @@ struct backend_ops {
     void (*act_forward)(void *ctx, float *out, const float *in, size_t n, enum act_kind k);
     void (*act_backward)(void *ctx, float *din, const float *dout, const float *in, size_t n,
                          enum act_kind k);
+    void (*bias_act_forward)(void *ctx, float *y, const float *b, size_t M, int C, enum act_kind k);
+    void (*softmax_forward)(void *ctx, float *out, const float *in, int N, int K);
     void (*add_forward)(void *ctx, float *out, const float *a, const float *b, size_t n);
     void (*add_backward)(void *ctx, float *da, float *db, const float *dout, size_t n);
     void (*scale_forward)(void *ctx, float *out, const float *x, const float *g, int N, int P, int C);
@@ -65,5 +67,12 @@ struct backend {
 extern const struct backend_ops backend_cpu_ops;
 /* Set the CPU thread count (OpenMP and OpenBLAS); threads <= 0 keeps the default. */
 void backend_cpu_set_threads(int threads);
+
+/* OpenBLAS picks its kernels once, when it loads, from OPENBLAS_CORETYPE or CPU detection;
+ * in some VMs detection falls back to the SSE3 "Prescott" kernels (3x slower sgemm here).
+ * When that happened on a CPU with AVX2+FMA and the variable is unset, re-execute this
+ * process (/proc/self/exe, same argv) with OPENBLAS_CORETYPE=Haswell. Call it first thing in
+ * an engine command; it returns normally when nothing needs doing or exec fails. */
+void backend_cpu_fix_blas(void);
 
 #endif

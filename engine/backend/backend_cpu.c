@@ -4,6 +4,10 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <stdio.h>
 
 #include "backend.h"
 #include "../core/check.h"
@@ -62,6 +66,16 @@ static void cpu_act_backward(void *ctx, float *din, const float *dout, const flo
 {
     (void)ctx;
     act_backward_cpu(din, dout, in, n, k);
+}
+static void cpu_bias_act(void *ctx, float *y, const float *b, size_t M, int C, enum act_kind k)
+{
+    (void)ctx;
+    bias_act_forward_cpu(y, b, M, C, k);
+}
+static void cpu_softmax(void *ctx, float *out, const float *in, int N, int K)
+{
+    (void)ctx;
+    softmax_forward_cpu(out, in, N, K);
 }
 static void cpu_add_forward(void *ctx, float *out, const float *a, const float *b, size_t n)
 {
@@ -142,6 +156,7 @@ const struct backend_ops backend_cpu_ops = {
     .conv2d_forward = cpu_conv2d_forward, .conv2d_backward = cpu_conv2d_backward,
     .batchnorm_forward = cpu_bn_forward, .batchnorm_backward = cpu_bn_backward,
     .act_forward = cpu_act_forward, .act_backward = cpu_act_backward,
+    .bias_act_forward = cpu_bias_act, .softmax_forward = cpu_softmax,
     .add_forward = cpu_add_forward, .add_backward = cpu_add_backward,
     .scale_forward = cpu_scale_forward, .scale_backward = cpu_scale_backward,
     .avgpool_forward = cpu_pool_forward, .avgpool_backward = cpu_pool_backward,
@@ -156,4 +171,29 @@ void backend_cpu_set_threads(int threads)
     if (threads <= 0) return;
     omp_set_num_threads(threads);
     openblas_set_num_threads(threads);
+}
+
+void backend_cpu_fix_blas(void)
+{
+    const char *core = openblas_get_corename();
+    if (getenv("OPENBLAS_CORETYPE") || getenv("TIPC_BLAS_REEXEC") || !core || strcasecmp(core, "prescott"))
+        return;
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f) return;
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    if (n == 0 || n >= sizeof buf - 1) return;
+    buf[n] = 0;
+    char *argv[1024];
+    int argc = 0;
+    for (size_t i = 0; i < n && argc < 1023; i += strlen(buf + i) + 1) argv[argc++] = buf + i;
+    argv[argc] = NULL;
+    setenv("OPENBLAS_CORETYPE", "Haswell", 1);
+    setenv("TIPC_BLAS_REEXEC", "1", 1);
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    unsetenv("OPENBLAS_CORETYPE"); /* exec failed: carry on with the slow kernels */
 }

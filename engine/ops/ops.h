@@ -60,6 +60,11 @@ void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k);
 /* `in` is the forward INPUT (pre-activation). */
 void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k);
 
+/* ---- inference epilogue: y[m, c] = act(y[m, c] + b[c]) over (M, C), in place (BN folded) ---- */
+void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k);
+/* ---- softmax over rows: (N, K) -> (N, K) ---------------------------------------------------- */
+void softmax_forward_cpu(float *out, const float *in, int N, int K);
+
 /* ---- add: out = a + b (residual) ------------------------------------------------------------ */
 void add_forward_cpu(float *out, const float *a, const float *b, size_t n);
 void add_backward_cpu(float *da, float *db, const float *dout, size_t n);

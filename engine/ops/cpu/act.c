@@ -141,3 +141,25 @@ void dropout_backward_cpu(float *din, const float *dout, const float *mask, size
 #pragma omp parallel for simd schedule(static)
     for (size_t i = 0; i < n; i++) din[i] += dout[i] * mask[i];
 }
+
+void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t m = 0; m < M; m++) {
+        float *r = y + m * (size_t)C;
+        switch (k) {
+        case ACT_NONE:
+            for (int c = 0; c < C; c++) r[c] += b[c];
+            break;
+        case ACT_RELU:
+            for (int c = 0; c < C; c++) { float v = r[c] + b[c]; r[c] = v > 0 ? v : 0.0f; }
+            break;
+        case ACT_HARDSWISH:
+            for (int c = 0; c < C; c++) { float v = r[c] + b[c]; r[c] = v * relu6(v + 3.0f) * (1.0f / 6.0f); }
+            break;
+        case ACT_HARDSIGMOID:
+            for (int c = 0; c < C; c++) r[c] = relu6(r[c] + b[c] + 3.0f) * (1.0f / 6.0f);
+            break;
+        }
+    }
+}

@@ -32,10 +32,17 @@ static int is_depthwise(const struct conv2d_desc *d)
     return d->groups == d->Cin && d->Cin == d->Cout && d->groups > 1;
 }
 
+/* Threads the depthwise backward may use (its scratch holds one dw partial per thread). */
+static int dw_max_threads(void)
+{
+    int a = omp_get_max_threads(), b = omp_get_num_procs();
+    return a > b ? a : b;
+}
+
 size_t conv2d_scratch_floats(const struct conv2d_desc *d)
 {
     if (is_pointwise(d)) return 0;
-    if (is_depthwise(d)) return 2 * (size_t)d->K * d->K * d->Cin;
+    if (is_depthwise(d)) return (1 + (size_t)dw_max_threads()) * d->K * d->K * d->Cin;
     size_t M = (size_t)d->N * d->Ho * d->Wo;
     return M * (size_t)(d->Cin / d->groups) * d->K * d->K;
 }
@@ -116,41 +123,45 @@ static void depthwise_forward(float *out, const float *in, const float *w, const
             }
 }
 
-/* Threads split the channels (blocks of 8), so din and dwt writes never overlap. */
+/* Threads split the images; each accumulates its own transposed dw partial (KK, C) in
+ * scratch, summed at the end, so the inner loops run over all C contiguous channels. */
 static void depthwise_backward(float *din, float *dw, const float *dout, const float *in, const float *w,
                                const struct conv2d_desc *d, float *scratch)
 {
     int C = d->Cin, K = d->K, KK = K * K;
-    float *wt = scratch, *dwt = scratch + (size_t)KK * C; /* (KK, C) each */
+    int nt = omp_get_max_threads();
+    if (nt > d->N) nt = d->N;
+    if (nt > dw_max_threads()) nt = dw_max_threads();
+    float *wt = scratch, *part = scratch + (size_t)KK * C; /* (KK, C), then nt x (KK, C) */
     dw_transpose(wt, w, C, KK);
-    memset(dwt, 0, sizeof(float) * (size_t)KK * C);
-    int nblk = (C + 7) / 8;
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < nblk; b++) {
-        int c0 = b * 8, c1 = c0 + 8 < C ? c0 + 8 : C;
-        for (int n = 0; n < d->N; n++)
-            for (int oy = 0; oy < d->Ho; oy++)
-                for (int ox = 0; ox < d->Wo; ox++) {
-                    const float *go = dout + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
-                    for (int ky = 0; ky < K; ky++) {
-                        int iy = oy * d->stride - d->pad + ky;
-                        if (iy < 0 || iy >= d->H) continue;
-                        for (int kx = 0; kx < K; kx++) {
-                            int ix = ox * d->stride - d->pad + kx;
-                            if (ix < 0 || ix >= d->W) continue;
-                            size_t io = ((size_t)(n * d->H + iy) * d->W + ix) * C;
-                            const float *wp = wt + (size_t)(ky * K + kx) * C;
-                            float *gw = dwt + (size_t)(ky * K + kx) * C;
-                            for (int c = c0; c < c1; c++) {
-                                gw[c] += go[c] * in[io + c];
-                                if (din) din[io + c] += go[c] * wp[c];
-                            }
+    memset(part, 0, sizeof(float) * (size_t)nt * KK * C);
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int n = 0; n < d->N; n++) {
+        float *dwt = part + (size_t)omp_get_thread_num() * KK * C;
+        for (int oy = 0; oy < d->Ho; oy++)
+            for (int ox = 0; ox < d->Wo; ox++) {
+                const float *go = dout + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
+                for (int ky = 0; ky < K; ky++) {
+                    int iy = oy * d->stride - d->pad + ky;
+                    if (iy < 0 || iy >= d->H) continue;
+                    for (int kx = 0; kx < K; kx++) {
+                        int ix = ox * d->stride - d->pad + kx;
+                        if (ix < 0 || ix >= d->W) continue;
+                        size_t io = ((size_t)(n * d->H + iy) * d->W + ix) * C;
+                        const float *wp = wt + (size_t)(ky * K + kx) * C, *ip = in + io;
+                        float *gw = dwt + (size_t)(ky * K + kx) * C;
+                        for (int c = 0; c < C; c++) gw[c] += go[c] * ip[c];
+                        if (din) {
+                            float *dp = din + io;
+                            for (int c = 0; c < C; c++) dp[c] += go[c] * wp[c];
                         }
                     }
                 }
+            }
     }
-    for (int c = 0; c < C; c++)
-        for (int k = 0; k < KK; k++) dw[(size_t)c * KK + k] += dwt[(size_t)k * C + c];
+    for (int t = 0; t < nt; t++)
+        for (int c = 0; c < C; c++)
+            for (int k = 0; k < KK; k++) dw[(size_t)c * KK + k] += part[((size_t)t * KK + k) * C + c];
 }
 
 void conv2d_forward_cpu(float *out, const float *in, const float *w, const struct conv2d_desc *d,

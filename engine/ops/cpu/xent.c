@@ -49,3 +49,16 @@ void sgd_step_cpu(float *p, float *m, const float *g, size_t n, float lr, float 
         p[i] -= lr * m[i];
     }
 }
+
+void softmax_forward_cpu(float *out, const float *in, int N, int K)
+{
+    for (int n = 0; n < N; n++) {
+        const float *z = in + (size_t)n * K;
+        float *p = out + (size_t)n * K;
+        float mx = z[0];
+        for (int k = 1; k < K; k++) mx = z[k] > mx ? z[k] : mx;
+        double s = 0;
+        for (int k = 0; k < K; k++) s += exp((double)z[k] - mx);
+        for (int k = 0; k < K; k++) p[k] = (float)(exp((double)z[k] - mx) / s);
+    }
+}
