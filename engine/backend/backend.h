@@ -70,9 +70,12 @@ void backend_cpu_set_threads(int threads);
 
 /* OpenBLAS picks its kernels once, when it loads, from OPENBLAS_CORETYPE or CPU detection;
  * in some VMs detection falls back to the SSE3 "Prescott" kernels (3x slower sgemm here).
- * When that happened on a CPU with AVX2+FMA and the variable is unset, re-execute this
- * process (/proc/self/exe, same argv) with OPENBLAS_CORETYPE=Haswell. Call it first thing in
- * an engine command; it returns normally when nothing needs doing or exec fails. */
+ * When that happened on a CPU with AVX2+FMA and the variable is unset, set
+ * OPENBLAS_CORETYPE=Haswell; likewise GOMP_SPINCOUNT=10000 when neither it nor
+ * OMP_WAIT_POLICY is set (libgomp's long default spin is pathological on a loaded machine).
+ * Both are read only at start-up, so this re-executes the process once (/proc/self/exe, same
+ * argv, TIPC_BLAS_REEXEC=1 marks it). Call it first thing in an engine command; it returns
+ * normally when nothing needs doing or exec fails. */
 void backend_cpu_fix_blas(void);
 
 #endif

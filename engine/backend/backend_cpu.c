@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "backend.h"
@@ -175,11 +176,23 @@ void backend_cpu_set_threads(int threads)
 
 void backend_cpu_fix_blas(void)
 {
+    if (getenv("TIPC_BLAS_REEXEC")) return;
+    bool change = false;
     const char *core = openblas_get_corename();
-    if (getenv("OPENBLAS_CORETYPE") || getenv("TIPC_BLAS_REEXEC") || !core || strcasecmp(core, "prescott"))
-        return;
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
+    if (!getenv("OPENBLAS_CORETYPE") && core && !strcasecmp(core, "prescott")) {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+            setenv("OPENBLAS_CORETYPE", "Haswell", 1);
+            change = true;
+        }
+    }
+    /* libgomp spins ~300k iterations at each barrier by default; on a loaded machine that
+     * burns the core a descheduled team-mate needs (bs=1 inference went 5 ms -> 300 ms) */
+    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT")) {
+        setenv("GOMP_SPINCOUNT", "10000", 1);
+        change = true;
+    }
+    if (!change) return;
     FILE *f = fopen("/proc/self/cmdline", "rb");
     if (!f) return;
     char buf[65536];
@@ -191,9 +204,8 @@ void backend_cpu_fix_blas(void)
     int argc = 0;
     for (size_t i = 0; i < n && argc < 1023; i += strlen(buf + i) + 1) argv[argc++] = buf + i;
     argv[argc] = NULL;
-    setenv("OPENBLAS_CORETYPE", "Haswell", 1);
     setenv("TIPC_BLAS_REEXEC", "1", 1);
     fflush(NULL);
     execv("/proc/self/exe", argv);
-    unsetenv("OPENBLAS_CORETYPE"); /* exec failed: carry on with the slow kernels */
+    /* exec failed: carry on as we are (the settings only take effect at start-up) */
 }

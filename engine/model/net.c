@@ -166,7 +166,7 @@ void net_set_input_u8(struct net *net, const uint8_t *images, int n)
     CHECK(net->slots[0].C == 3 && n <= net->N, "input");
     size_t np = (size_t)n * net->slots[0].H * net->slots[0].W;
     float *x = net->acts + net->slots[0].off;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (np * 3 >= OMP_MIN_WORK)
     for (size_t i = 0; i < np; i++)
         for (int c = 0; c < 3; c++) x[i * 3 + c] = (images[i * 3 + c] * (1.0f / 255.0f) - mean[c]) / stdv[c];
 }

@@ -18,6 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Kernels run in parallel only above this many elements of work: below it, waking the
+ * OpenMP team costs more than it saves (bs=1 inference), and on a loaded machine each
+ * parallel region can wait for a descheduled thread. */
+#define OMP_MIN_WORK 65536
+
 /* ---- conv2d: grouped conv, square kernel, symmetric padding, no bias --------------------------
  * in (N, H, W, Cin), w (Cout, Cin/groups, K, K), out (N, Ho, Wo, Cout),
  * Ho = (H + 2*pad - K) / stride + 1. Depthwise (groups == Cin == Cout) and pointwise (K == 1,

@@ -28,15 +28,15 @@ void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
         if (out != in) memmove(out, in, n * sizeof(float));
         break;
     case ACT_RELU:
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) out[i] = in[i] > 0 ? in[i] : 0.0f;
         break;
     case ACT_HARDSWISH:
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) out[i] = in[i] * relu6(in[i] + 3.0f) * (1.0f / 6.0f);
         break;
     case ACT_HARDSIGMOID:
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) out[i] = relu6(in[i] + 3.0f) * (1.0f / 6.0f);
         break;
     }
@@ -46,15 +46,15 @@ void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, 
 {
     switch (k) {
     case ACT_NONE:
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) din[i] += dout[i];
         break;
     case ACT_RELU:
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) din[i] += in[i] > 0 ? dout[i] : 0.0f;
         break;
     case ACT_HARDSWISH:
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) {
             float x = in[i];
             float g = x < -3.0f ? 0.0f : (x <= 3.0f ? x * (1.0f / 3.0f) + 0.5f : 1.0f);
@@ -62,7 +62,7 @@ void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, 
         }
         break;
     case ACT_HARDSIGMOID:
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) {
             float x = in[i];
             din[i] += (x > -3.0f && x < 3.0f) ? dout[i] * (1.0f / 6.0f) : 0.0f;
@@ -73,13 +73,13 @@ void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, 
 
 void add_forward_cpu(float *out, const float *a, const float *b, size_t n)
 {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
 }
 
 void add_backward_cpu(float *da, float *db, const float *dout, size_t n)
 {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) {
         da[i] += dout[i];
         db[i] += dout[i];
@@ -88,7 +88,7 @@ void add_backward_cpu(float *da, float *db, const float *dout, size_t n)
 
 void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P, int C)
 {
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++)
         for (int p = 0; p < P; p++) {
             size_t o = ((size_t)n * P + p) * C;
@@ -101,7 +101,7 @@ void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P,
 void scale_backward_cpu(float *dx, float *dg, const float *dout, const float *x, const float *g, int N,
                         int P, int C)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++) {
         const float *gn = g + (size_t)n * C;
         float *dgn = dg + (size_t)n * C;
@@ -128,7 +128,7 @@ void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, flo
     CHECK(p >= 0.0f && p < 1.0f, "dropout p %g", (double)p);
     float keep = 1.0f / (1.0f - p);
     uint64_t base = mix64(seed);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) {
         float u = (float)(mix64(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
         mask[i] = u < p ? 0.0f : keep;
@@ -138,13 +138,13 @@ void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, flo
 
 void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n)
 {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) din[i] += dout[i] * mask[i];
 }
 
 void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (M * (size_t)C >= OMP_MIN_WORK)
     for (size_t m = 0; m < M; m++) {
         float *r = y + m * (size_t)C;
         switch (k) {

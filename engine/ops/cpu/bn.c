@@ -13,7 +13,7 @@
 static void channel_sums(double *sum, const float *x, const float *mean, int M, int C)
 {
     memset(sum, 0, sizeof(double) * (size_t)C);
-#pragma omp parallel for reduction(+ : sum[:C]) schedule(static)
+#pragma omp parallel for reduction(+ : sum[:C]) schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *r = x + (size_t)m * C;
         if (mean)
@@ -52,7 +52,7 @@ void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const
             shift[c] = beta[c] - run_mean[c] * scale[c];
         }
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *x = in + (size_t)m * C;
         float *y = out + (size_t)m * C;
@@ -73,7 +73,7 @@ void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float
     double sdy[C], sdyx[C];
     memset(sdy, 0, sizeof sdy);
     memset(sdyx, 0, sizeof sdyx);
-#pragma omp parallel for reduction(+ : sdy[:C], sdyx[:C]) schedule(static)
+#pragma omp parallel for reduction(+ : sdy[:C], sdyx[:C]) schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
         for (int c = 0; c < C; c++) {
@@ -92,7 +92,7 @@ void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float
         k3[c] = d->train ? -g * (float)(sdyx[c] / M) * save_rstd[c] : 0.0f; /* coeff of (x-mean) */
     }
     if (!din) return;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
         float *dx = din + (size_t)m * C;

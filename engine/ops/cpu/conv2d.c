@@ -51,7 +51,7 @@ size_t conv2d_scratch_floats(const struct conv2d_desc *d)
 static void im2col(float *col, const float *in, const struct conv2d_desc *d, int g)
 {
     int Cg = d->Cin / d->groups, KK = d->K * d->K, Kd = Cg * KK;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {
@@ -73,7 +73,7 @@ static void im2col(float *col, const float *in, const struct conv2d_desc *d, int
 static void col2im_add(float *din, const float *col, const struct conv2d_desc *d, int g)
 {
     int Cg = d->Cin / d->groups, KK = d->K * d->K, Kd = Cg * KK;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {
@@ -103,7 +103,7 @@ static void depthwise_forward(float *out, const float *in, const float *w, const
 {
     int C = d->Cin, K = d->K;
     dw_transpose(wt, w, C, K * K);
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * C >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {
