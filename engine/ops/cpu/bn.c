@@ -9,17 +9,20 @@
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-/* sum[c] = sum_m x[m,c], sq[c] = sum_m (x[m,c]-mean[c])^2 when mean != NULL */
-static void channel_sums(double *sum, const float *x, const float *mean, int M, int C)
+/* One pass: sum[c] = sum_m x[m,c], sq[c] = sum_m x[m,c]^2, in double (var = E[x^2] - E[x]^2
+ * is safe in double for activations of this size). */
+static void channel_sums(double *sum, double *sq, const float *x, int M, int C)
 {
     memset(sum, 0, sizeof(double) * (size_t)C);
-#pragma omp parallel for reduction(+ : sum[:C]) schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
+    memset(sq, 0, sizeof(double) * (size_t)C);
+#pragma omp parallel for reduction(+ : sum[:C], sq[:C]) schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *r = x + (size_t)m * C;
-        if (mean)
-            for (int c = 0; c < C; c++) { double v = r[c] - mean[c]; sum[c] += v * v; }
-        else
-            for (int c = 0; c < C; c++) sum[c] += r[c];
+        for (int c = 0; c < C; c++) {
+            double v = r[c];
+            sum[c] += v;
+            sq[c] += v * v;
+        }
     }
 }
 
@@ -30,17 +33,17 @@ void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const
     int M = d->M, C = d->C;
     float scale[C], shift[C]; /* C <= a few thousand: fits on the stack */
     if (d->train) {
-        double acc[C];
+        double sum[C], sq[C];
         float mean[C];
-        channel_sums(acc, in, NULL, M, C);
-        for (int c = 0; c < C; c++) mean[c] = (float)(acc[c] / M);
-        channel_sums(acc, in, mean, M, C);
+        channel_sums(sum, sq, in, M, C);
         for (int c = 0; c < C; c++) {
-            double var = acc[c] / M;
+            double mu = sum[c] / M, var = sq[c] / M - mu * mu;
+            if (var < 0) var = 0;
+            mean[c] = (float)mu;
             float rstd = (float)(1.0 / sqrt(var + d->eps));
             save_mean[c] = mean[c];
             save_rstd[c] = rstd;
-            double unbiased = M > 1 ? acc[c] / (M - 1) : var;
+            double unbiased = M > 1 ? var * M / (M - 1) : var;
             run_mean[c] = (1 - d->momentum) * run_mean[c] + d->momentum * mean[c];
             run_var[c] = (float)((1 - d->momentum) * run_var[c] + d->momentum * unbiased);
             scale[c] = gamma[c] * rstd;
