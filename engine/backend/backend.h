@@ -23,32 +23,32 @@ struct backend_ops {
     void (*conv2d_forward)(void *ctx, float *out, const float *in, const float *w,
                            const struct conv2d_desc *d, float *scratch);
     void (*conv2d_backward)(void *ctx, float *din, float *dw, const float *dout, const float *in,
-                            const float *w, const struct conv2d_desc *d, float *scratch);
+                            const float *w, const struct conv2d_desc *d, float *scratch, int acc);
     void (*batchnorm_forward)(void *ctx, float *out, float *save_mean, float *save_rstd, const float *in,
                               const float *gamma, const float *beta, float *run_mean, float *run_var,
                               const struct bn_desc *d);
     void (*batchnorm_backward)(void *ctx, float *din, float *dgamma, float *dbeta, const float *dout,
                                const float *in, const float *save_mean, const float *save_rstd,
-                               const float *gamma, const float *run_var, const struct bn_desc *d);
+                               const float *gamma, const float *run_var, const struct bn_desc *d, int acc);
     void (*act_forward)(void *ctx, float *out, const float *in, size_t n, enum act_kind k);
     void (*act_backward)(void *ctx, float *din, const float *dout, const float *in, size_t n,
-                         enum act_kind k);
+                         enum act_kind k, int acc);
     void (*bias_act_forward)(void *ctx, float *y, const float *b, size_t M, int C, enum act_kind k);
     void (*softmax_forward)(void *ctx, float *out, const float *in, int N, int K);
     void (*add_forward)(void *ctx, float *out, const float *a, const float *b, size_t n);
-    void (*add_backward)(void *ctx, float *da, float *db, const float *dout, size_t n);
+    void (*add_backward)(void *ctx, float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b);
     void (*scale_forward)(void *ctx, float *out, const float *x, const float *g, int N, int P, int C);
     void (*scale_backward)(void *ctx, float *dx, float *dg, const float *dout, const float *x,
-                           const float *g, int N, int P, int C);
+                           const float *g, int N, int P, int C, int acc_x, int acc_g);
     void (*avgpool_forward)(void *ctx, float *out, const float *in, int N, int P, int C);
-    void (*avgpool_backward)(void *ctx, float *din, const float *dout, int N, int P, int C);
+    void (*avgpool_backward)(void *ctx, float *din, const float *dout, int N, int P, int C, int acc);
     void (*linear_forward)(void *ctx, float *out, const float *in, const float *w, const float *b, int N,
                            int Ci, int Co);
     void (*linear_backward)(void *ctx, float *din, float *dw, float *db, const float *dout,
-                            const float *in, const float *w, int N, int Ci, int Co);
+                            const float *in, const float *w, int N, int Ci, int Co, int acc);
     void (*dropout_forward)(void *ctx, float *out, float *mask, const float *in, size_t n, float p,
                             uint64_t seed);
-    void (*dropout_backward)(void *ctx, float *din, const float *dout, const float *mask, size_t n);
+    void (*dropout_backward)(void *ctx, float *din, const float *dout, const float *mask, size_t n, int acc);
     /* loss: logits/probs on the device, labels on the host; returns the mean loss on the host */
     float (*xent_forward)(void *ctx, float *probs, const float *logits, const int32_t *labels, int N, int K,
                           float eps);

@@ -39,10 +39,10 @@ static void cpu_conv2d_forward(void *ctx, float *out, const float *in, const flo
     conv2d_forward_cpu(out, in, w, d, scratch);
 }
 static void cpu_conv2d_backward(void *ctx, float *din, float *dw, const float *dout, const float *in,
-                                const float *w, const struct conv2d_desc *d, float *scratch)
+                                const float *w, const struct conv2d_desc *d, float *scratch, int acc)
 {
     (void)ctx;
-    conv2d_backward_cpu(din, dw, dout, in, w, d, scratch);
+    conv2d_backward_cpu(din, dw, dout, in, w, d, scratch, acc);
 }
 static void cpu_bn_forward(void *ctx, float *out, float *sm, float *sr, const float *in, const float *g,
                            const float *b, float *rm, float *rv, const struct bn_desc *d)
@@ -52,10 +52,10 @@ static void cpu_bn_forward(void *ctx, float *out, float *sm, float *sr, const fl
 }
 static void cpu_bn_backward(void *ctx, float *din, float *dg, float *db, const float *dout, const float *in,
                             const float *sm, const float *sr, const float *g, const float *rv,
-                            const struct bn_desc *d)
+                            const struct bn_desc *d, int acc)
 {
     (void)ctx;
-    batchnorm_backward_cpu(din, dg, db, dout, in, sm, sr, g, rv, d);
+    batchnorm_backward_cpu(din, dg, db, dout, in, sm, sr, g, rv, d, acc);
 }
 static void cpu_act_forward(void *ctx, float *out, const float *in, size_t n, enum act_kind k)
 {
@@ -63,10 +63,10 @@ static void cpu_act_forward(void *ctx, float *out, const float *in, size_t n, en
     act_forward_cpu(out, in, n, k);
 }
 static void cpu_act_backward(void *ctx, float *din, const float *dout, const float *in, size_t n,
-                             enum act_kind k)
+                             enum act_kind k, int acc)
 {
     (void)ctx;
-    act_backward_cpu(din, dout, in, n, k);
+    act_backward_cpu(din, dout, in, n, k, acc);
 }
 static void cpu_bias_act(void *ctx, float *y, const float *b, size_t M, int C, enum act_kind k)
 {
@@ -83,10 +83,10 @@ static void cpu_add_forward(void *ctx, float *out, const float *a, const float *
     (void)ctx;
     add_forward_cpu(out, a, b, n);
 }
-static void cpu_add_backward(void *ctx, float *da, float *db, const float *dout, size_t n)
+static void cpu_add_backward(void *ctx, float *da, float *db, const float *dout, size_t n, int aa, int ab)
 {
     (void)ctx;
-    add_backward_cpu(da, db, dout, n);
+    add_backward_cpu(da, db, dout, n, aa, ab);
 }
 static void cpu_scale_forward(void *ctx, float *out, const float *x, const float *g, int N, int P, int C)
 {
@@ -94,20 +94,20 @@ static void cpu_scale_forward(void *ctx, float *out, const float *x, const float
     scale_forward_cpu(out, x, g, N, P, C);
 }
 static void cpu_scale_backward(void *ctx, float *dx, float *dg, const float *dout, const float *x,
-                               const float *g, int N, int P, int C)
+                               const float *g, int N, int P, int C, int ax, int ag)
 {
     (void)ctx;
-    scale_backward_cpu(dx, dg, dout, x, g, N, P, C);
+    scale_backward_cpu(dx, dg, dout, x, g, N, P, C, ax, ag);
 }
 static void cpu_pool_forward(void *ctx, float *out, const float *in, int N, int P, int C)
 {
     (void)ctx;
     avgpool_forward_cpu(out, in, N, P, C);
 }
-static void cpu_pool_backward(void *ctx, float *din, const float *dout, int N, int P, int C)
+static void cpu_pool_backward(void *ctx, float *din, const float *dout, int N, int P, int C, int acc)
 {
     (void)ctx;
-    avgpool_backward_cpu(din, dout, N, P, C);
+    avgpool_backward_cpu(din, dout, N, P, C, acc);
 }
 static void cpu_linear_forward(void *ctx, float *out, const float *in, const float *w, const float *b,
                                int N, int Ci, int Co)
@@ -116,10 +116,10 @@ static void cpu_linear_forward(void *ctx, float *out, const float *in, const flo
     linear_forward_cpu(out, in, w, b, N, Ci, Co);
 }
 static void cpu_linear_backward(void *ctx, float *din, float *dw, float *db, const float *dout,
-                                const float *in, const float *w, int N, int Ci, int Co)
+                                const float *in, const float *w, int N, int Ci, int Co, int acc)
 {
     (void)ctx;
-    linear_backward_cpu(din, dw, db, dout, in, w, N, Ci, Co);
+    linear_backward_cpu(din, dw, db, dout, in, w, N, Ci, Co, acc);
 }
 static void cpu_dropout_forward(void *ctx, float *out, float *mask, const float *in, size_t n, float p,
                                 uint64_t seed)
@@ -127,10 +127,10 @@ static void cpu_dropout_forward(void *ctx, float *out, float *mask, const float 
     (void)ctx;
     dropout_forward_cpu(out, mask, in, n, p, seed);
 }
-static void cpu_dropout_backward(void *ctx, float *din, const float *dout, const float *mask, size_t n)
+static void cpu_dropout_backward(void *ctx, float *din, const float *dout, const float *mask, size_t n, int acc)
 {
     (void)ctx;
-    dropout_backward_cpu(din, dout, mask, n);
+    dropout_backward_cpu(din, dout, mask, n, acc);
 }
 static float cpu_xent_forward(void *ctx, float *probs, const float *logits, const int32_t *labels, int N,
                               int K, float eps)

@@ -120,8 +120,25 @@ int net_add_dropout(struct net *net, int in, float p)
     return l->out = add_slot(net, si.H, si.W, si.C);
 }
 
+/* The first layer to write a slot's gradient in backward order overwrites it; later ones add. */
+static void plan_grad_writes(struct net *net)
+{
+    bool *written = xcalloc((size_t)net->nslots, sizeof(bool));
+    for (int i = net->nlayers - 1; i >= 0; i--) {
+        struct layer *l = &net->layers[i];
+        l->acc_in = written[l->in];
+        written[l->in] = true;
+        if (l->in2 >= 0) {
+            l->acc_in2 = written[l->in2];
+            written[l->in2] = true;
+        }
+    }
+    free(written);
+}
+
 void net_alloc(struct net *net)
 {
+    plan_grad_writes(net);
     const struct backend_ops *o = net->be.ops;
     void *cx = net->be.ctx;
     net->params = o->alloc(cx, net->nparams);

@@ -39,6 +39,8 @@ struct layer {
     enum act_kind act;      /* ACT */
     float p;                /* DROPOUT */
     float eps, momentum;    /* BN */
+    bool acc_in, acc_in2;   /* backward adds into (vs overwrites) the input gradients: set by
+                               net_alloc for every consumer but the first in backward order */
 };
 
 struct net {

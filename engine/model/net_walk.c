@@ -82,8 +82,7 @@ void net_backward(struct net *net, int n, float label_smoothing)
     const struct backend_ops *o = net->be.ops;
     void *cx = net->be.ctx;
     float *A = net->acts, *D = net->dacts, *P = net->params, *G = net->grads;
-    o->zero(cx, D, net->nacts);
-    o->zero(cx, G, net->nparams);
+    o->zero(cx, G, net->nparams); /* activation gradients need no zeroing: see plan_grad_writes */
     int last = net->nslots - 1;
     o->xent_backward(cx, D + net->slots[last].off, net->probs, net->labels_dev, n, net_num_classes(net),
                      label_smoothing);
@@ -96,37 +95,38 @@ void net_backward(struct net *net, int n, float label_smoothing)
         switch (l->kind) {
         case LAYER_CONV: {
             struct conv2d_desc d = conv_desc(net, l, n);
-            o->conv2d_backward(cx, dx, dw, dy, x, w, &d, net->scratch);
+            o->conv2d_backward(cx, dx, dw, dy, x, w, &d, net->scratch, l->acc_in);
             break;
         }
         case LAYER_BN: {
             struct bn_desc d = bn_desc(net, l, n);
             float *rm = net->stats + l->stat_off, *sm = A + l->aux_off;
             o->batchnorm_backward(cx, dx, dw, dw + si->C, dy, x, net->train ? sm : rm, sm + si->C, w,
-                                  rm + si->C, &d);
+                                  rm + si->C, &d, l->acc_in);
             break;
         }
-        case LAYER_ACT: o->act_backward(cx, dx, dy, x, net_slot_size(net, l->in, n), l->act); break;
-        case LAYER_POOL: o->avgpool_backward(cx, dx, dy, n, HW, si->C); break;
+        case LAYER_ACT: o->act_backward(cx, dx, dy, x, net_slot_size(net, l->in, n), l->act, l->acc_in); break;
+        case LAYER_POOL: o->avgpool_backward(cx, dx, dy, n, HW, si->C, l->acc_in); break;
         case LAYER_LINEAR: {
             size_t wn = (size_t)l->Co * si->C;
-            o->linear_backward(cx, dx, dw, l->bias ? dw + wn : NULL, dy, x, w, n, si->C, l->Co);
+            o->linear_backward(cx, dx, dw, l->bias ? dw + wn : NULL, dy, x, w, n, si->C, l->Co, l->acc_in);
             break;
         }
         case LAYER_SCALE: {
             const struct slot *sg = &net->slots[l->in2];
-            o->scale_backward(cx, dx, D + sg->off, dy, x, A + sg->off, n, HW, si->C);
+            o->scale_backward(cx, dx, D + sg->off, dy, x, A + sg->off, n, HW, si->C, l->acc_in, l->acc_in2);
             break;
         }
         case LAYER_ADD:
-            o->add_backward(cx, dx, D + net->slots[l->in2].off, dy, net_slot_size(net, l->in, n));
+            o->add_backward(cx, dx, D + net->slots[l->in2].off, dy, net_slot_size(net, l->in, n), l->acc_in,
+                            l->acc_in2);
             break;
         case LAYER_DROPOUT: {
             size_t cnt = net_slot_size(net, l->in, n);
             if (net->train && l->p > 0)
-                o->dropout_backward(cx, dx, dy, A + l->aux_off, cnt);
+                o->dropout_backward(cx, dx, dy, A + l->aux_off, cnt, l->acc_in);
             else
-                o->act_backward(cx, dx, dy, x, cnt, ACT_NONE);
+                o->act_backward(cx, dx, dy, x, cnt, ACT_NONE, l->acc_in);
             break;
         }
         case LAYER_KIND_COUNT: BUG("layer kind");

@@ -6,9 +6,10 @@
  * checkpoints, fixtures and the ONNX export need no transposes of parameters.
  *
  * Conventions (llm.c): outputs first, then inputs, then a desc with the dims. Forward ops
- * OVERWRITE their outputs. Backward ops ACCUMULATE (+=) into every gradient they produce
- * (input and parameter gradients): a tensor used twice (residual, squeeze-excite) gets the sum
- * of its consumers' gradients for free; callers zero gradient buffers once per step.
+ * OVERWRITE their outputs. Backward ops ACCUMULATE (+=) into parameter gradients (zeroed once
+ * per step) and, for input gradients, do what `acc` says: acc = 1 adds (a tensor used twice,
+ * residual or squeeze-excite input, gets the sum of its consumers' gradients), acc = 0
+ * overwrites (the first consumer in backward order; saves zeroing and re-reading the buffer).
  * Names: <op>_<forward|backward>_<cpu|cuda>. These are the CPU reference; CUDA twins take a
  * context first. `scratch` arguments are caller-owned buffers of the size the *_scratch()
  * helper returns (no malloc inside an op). Ops parallelise with OpenMP internally.
@@ -38,7 +39,7 @@ void conv2d_forward_cpu(float *out, const float *in, const float *w, const struc
                         float *scratch);
 /* din may be NULL (first layer: no input gradient needed). */
 void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *in, const float *w,
-                         const struct conv2d_desc *d, float *scratch);
+                         const struct conv2d_desc *d, float *scratch, int acc);
 
 /* ---- batchnorm over the channel axis of (M, C) rows, M = N*H*W --------------------------------
  * train: batch statistics (biased variance for normalising), running stats updated as PyTorch
@@ -56,14 +57,14 @@ void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const
  * computed from run_var). */
 void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
                             const float *save_mean, const float *save_rstd, const float *gamma,
-                            const float *run_var, const struct bn_desc *d);
+                            const float *run_var, const struct bn_desc *d, int acc);
 
 /* ---- elementwise activations over n floats (in place allowed for forward: out == in) ---------- */
 enum act_kind { ACT_NONE, ACT_RELU, ACT_HARDSWISH, ACT_HARDSIGMOID };
 const char *act_name(enum act_kind k);
 void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k);
 /* `in` is the forward INPUT (pre-activation). */
-void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k);
+void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k, int acc);
 
 /* ---- inference epilogue: y[m, c] = act(y[m, c] + b[c]) over (M, C), in place (BN folded) ---- */
 void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k);
@@ -72,32 +73,32 @@ void softmax_forward_cpu(float *out, const float *in, int N, int K);
 
 /* ---- add: out = a + b (residual) ------------------------------------------------------------ */
 void add_forward_cpu(float *out, const float *a, const float *b, size_t n);
-void add_backward_cpu(float *da, float *db, const float *dout, size_t n);
+void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b);
 
 /* ---- channel scale (squeeze-excite gate): x (N, P, C), g (N, C), out[n,p,c] = x*g[n,c] -------- */
 void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P, int C);
 void scale_backward_cpu(float *dx, float *dg, const float *dout, const float *x, const float *g, int N,
-                        int P, int C);
+                        int P, int C, int acc_x, int acc_g);
 
 /* ---- global average pool: in (N, P, C) -> out (N, C) ------------------------------------------ */
 void avgpool_forward_cpu(float *out, const float *in, int N, int P, int C);
-void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C);
+void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, int acc);
 
 /* ---- linear: in (N, Ci), w (Co, Ci), b (Co) or NULL -> out (N, Co) --------------------------------- */
 void linear_forward_cpu(float *out, const float *in, const float *w, const float *b, int N, int Ci, int Co);
 /* din may be NULL. */
 void linear_backward_cpu(float *din, float *dw, float *db, const float *dout, const float *in,
-                         const float *w, int N, int Ci, int Co);
+                         const float *w, int N, int Ci, int Co, int acc);
 
 /* ---- dropout (inverted): mask (n) holds 0 or 1/(1-p), drawn from the 64-bit seed ------------- */
 void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, float p, uint64_t seed);
-void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n);
+void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n, int acc);
 
 /* ---- softmax cross-entropy with label smoothing eps (PyTorch's definition) --------------------
  * logits (N, K), labels (N) in [0, K); probs (N, K) saved; returns the mean loss.
  * loss_i = -(1-eps)*log p[y_i] - eps/K * sum_k log p[k]. Labels are checked by the caller. */
 float xent_forward_cpu(float *probs, const float *logits, const int32_t *labels, int N, int K, float eps);
-/* dlogits += (probs - target) / N (loss is the batch mean). */
+/* dlogits = (probs - target) / N (loss is the batch mean; overwrites: it starts backward). */
 void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels, int N, int K, float eps);
 
 /* ---- momentum SGD with L2 weight decay (PyTorch SGD, dampening 0, not Nesterov) ---------------

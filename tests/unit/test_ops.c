@@ -96,9 +96,16 @@ static void conv_case(int N, int H, int W, int Cin, int Cout, int K, int stride,
     float *dx = calloc(nx, sizeof(float)), *dw = calloc(nw, sizeof(float));
     /* accumulate semantics: start from 1 and subtract it afterwards */
     for (size_t i = 0; i < nx; i++) dx[i] = 1.0f;
-    conv2d_backward_cpu(dx, dw, s.R, s.x, s.w, &s.d, s.scratch);
+    conv2d_backward_cpu(dx, dw, s.R, s.x, s.w, &s.d, s.scratch, 1);
     for (size_t i = 0; i < nx; i++) dx[i] -= 1.0f;
     gradcheck("conv din", conv_obj, &s, s.x, nx, dx);
+    /* acc = 0 overwrites: garbage in din must not leak into the result */
+    float *dx2 = malloc(nx * sizeof(float)), *dw2 = calloc(nw, sizeof(float));
+    for (size_t i = 0; i < nx; i++) dx2[i] = 1e6f;
+    conv2d_backward_cpu(dx2, dw2, s.R, s.x, s.w, &s.d, s.scratch, 0);
+    assert_allclose(dx2, dx, nx, 1e-5, 1e-4, "conv din overwrite");
+    free(dx2);
+    free(dw2);
     gradcheck("conv dw", conv_obj, &s, s.w, nw, dw);
     free(s.x); free(s.w); free(s.R); free(s.out); free(s.scratch); free(ref); free(dx); free(dw);
 }
@@ -134,7 +141,7 @@ static void bn_case(int train)
     memcpy(rv0, s.rv, sizeof rv0);
     bn_obj(&s);
     float *dx = calloc(n, 4), *dg = calloc(5, 4), *db = calloc(5, 4);
-    batchnorm_backward_cpu(dx, dg, db, s.R, s.x, train ? s.sm : s.rm, s.sr, s.g, s.rv, &s.d);
+    batchnorm_backward_cpu(dx, dg, db, s.R, s.x, train ? s.sm : s.rm, s.sr, s.g, s.rv, &s.d, 1);
     if (train) {
         /* running var moved towards the unbiased batch variance */
         double mean = 0, var = 0;
@@ -172,8 +179,12 @@ static void test_activations(void **state)
             if (fabsf(s.x[i]) < 0.05f || fabsf(fabsf(s.x[i]) - 3.0f) < 0.05f) s.x[i] += 0.2f;
         }
         float *dx = calloc(64, 4);
-        act_backward_cpu(dx, s.R, s.x, 64, s.k);
+        act_backward_cpu(dx, s.R, s.x, 64, s.k, 1);
         gradcheck(act_name(s.k), act_obj, &s, s.x, 64, dx);
+        float dx2[64];
+        for (int i = 0; i < 64; i++) dx2[i] = NAN;
+        act_backward_cpu(dx2, s.R, s.x, 64, s.k, 0); /* overwrite ignores what was there */
+        assert_allclose(dx2, dx, 64, 0, 0, "act overwrite");
         /* values at known points */
         float pts[3] = {-4.0f, 1.5f, 4.0f}, o[3];
         act_forward_cpu(o, pts, 3, s.k);
@@ -216,11 +227,11 @@ static void test_scale_pool(void **state)
     size_t n = 60;
     s.x = rnd(n); s.g = rnd(10); s.R = rnd(n); s.out = malloc(n * 4);
     float *dx = calloc(n, 4), *dg = calloc(10, 4);
-    scale_backward_cpu(dx, dg, s.R, s.x, s.g, 2, 6, 5);
+    scale_backward_cpu(dx, dg, s.R, s.x, s.g, 2, 6, 5, 1, 1);
     gradcheck("scale dx", scale_obj, &s, s.x, n, dx);
     gradcheck("scale dg", scale_obj, &s, s.g, 10, dg);
     memset(dx, 0, n * 4);
-    avgpool_backward_cpu(dx, s.R, 2, 6, 5);
+    avgpool_backward_cpu(dx, s.R, 2, 6, 5, 1);
     gradcheck("pool dx", pool_obj, &s, s.x, n, dx);
     free(s.x); free(s.g); free(s.R); free(s.out); free(dx); free(dg);
 }
@@ -230,7 +241,7 @@ static void test_linear(void **state)
     struct misc_st s = {.N = 3, .C = 7, .O = 4};
     s.x = rnd(21); s.w = rnd(28); s.b = rnd(4); s.R = rnd(12); s.out = malloc(12 * 4);
     float *dx = calloc(21, 4), *dw = calloc(28, 4), *db = calloc(4, 4);
-    linear_backward_cpu(dx, dw, db, s.R, s.x, s.w, 3, 7, 4);
+    linear_backward_cpu(dx, dw, db, s.R, s.x, s.w, 3, 7, 4, 1);
     gradcheck("linear dx", linear_obj, &s, s.x, 21, dx);
     gradcheck("linear dw", linear_obj, &s, s.w, 28, dw);
     gradcheck("linear db", linear_obj, &s, s.b, 4, db);
@@ -243,7 +254,7 @@ static void test_add_dropout(void **state)
     add_forward_cpu(o, a, b, 4);
     assert_true(o[3] == 44.0f);
     float g[4] = {0.5f, -1, 2, 3};
-    add_backward_cpu(da, db, g, 4);
+    add_backward_cpu(da, db, g, 4, 1, 1);
     assert_true(da[1] == -1.0f && db[2] == 3.0f);
 
     struct misc_st s = {.N = 4, .C = 50};
@@ -256,7 +267,7 @@ static void test_add_dropout(void **state)
     }
     assert_true(zeros > 30 && zeros < 90); /* p = 0.3 of 200 */
     float *dx = calloc(200, 4);
-    dropout_backward_cpu(dx, s.R, s.mask, 200);
+    dropout_backward_cpu(dx, s.R, s.mask, 200, 1);
     gradcheck("dropout dx", dropout_obj, &s, s.x, 200, dx);
     free(s.x); free(s.R); free(s.out); free(s.mask); free(dx);
 }

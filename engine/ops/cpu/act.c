@@ -19,6 +19,9 @@ const char *act_name(enum act_kind k)
     return "?";
 }
 
+/* din = v or din += v by a loop-invariant flag (-O3 unswitches the loop) */
+#define PUT(dst, v) do { if (acc) (dst) += (v); else (dst) = (v); } while (0)
+
 static inline float relu6(float x) { return x < 0 ? 0 : (x > 6 ? 6 : x); }
 
 void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
@@ -42,30 +45,30 @@ void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
     }
 }
 
-void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k)
+void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k, int acc)
 {
     switch (k) {
     case ACT_NONE:
 #pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
-        for (size_t i = 0; i < n; i++) din[i] += dout[i];
+        for (size_t i = 0; i < n; i++) PUT(din[i], dout[i]);
         break;
     case ACT_RELU:
 #pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
-        for (size_t i = 0; i < n; i++) din[i] += in[i] > 0 ? dout[i] : 0.0f;
+        for (size_t i = 0; i < n; i++) PUT(din[i], in[i] > 0 ? dout[i] : 0.0f);
         break;
     case ACT_HARDSWISH:
 #pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) {
             float x = in[i];
             float g = x < -3.0f ? 0.0f : (x <= 3.0f ? x * (1.0f / 3.0f) + 0.5f : 1.0f);
-            din[i] += dout[i] * g;
+            PUT(din[i], dout[i] * g);
         }
         break;
     case ACT_HARDSIGMOID:
 #pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) {
             float x = in[i];
-            din[i] += (x > -3.0f && x < 3.0f) ? dout[i] * (1.0f / 6.0f) : 0.0f;
+            PUT(din[i], (x > -3.0f && x < 3.0f) ? dout[i] * (1.0f / 6.0f) : 0.0f);
         }
         break;
     }
@@ -77,12 +80,12 @@ void add_forward_cpu(float *out, const float *a, const float *b, size_t n)
     for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
 }
 
-void add_backward_cpu(float *da, float *db, const float *dout, size_t n)
+void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b)
 {
 #pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) {
-        da[i] += dout[i];
-        db[i] += dout[i];
+        if (acc_a) da[i] += dout[i]; else da[i] = dout[i];
+        if (acc_b) db[i] += dout[i]; else db[i] = dout[i];
     }
 }
 
@@ -99,8 +102,9 @@ void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P,
 
 /* dg (N, C) is a reduction over P: threads split the images. */
 void scale_backward_cpu(float *dx, float *dg, const float *dout, const float *x, const float *g, int N,
-                        int P, int C)
+                        int P, int C, int acc_x, int acc_g)
 {
+    if (!acc_g) memset(dg, 0, sizeof(float) * (size_t)N * C); /* (N, C): small */
 #pragma omp parallel for schedule(static) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++) {
         const float *gn = g + (size_t)n * C;
@@ -109,7 +113,7 @@ void scale_backward_cpu(float *dx, float *dg, const float *dout, const float *x,
             size_t o = ((size_t)n * P + p) * C;
             for (int c = 0; c < C; c++) {
                 dgn[c] += dout[o + c] * x[o + c];
-                dx[o + c] += dout[o + c] * gn[c];
+                if (acc_x) dx[o + c] += dout[o + c] * gn[c]; else dx[o + c] = dout[o + c] * gn[c];
             }
         }
     }
@@ -136,10 +140,10 @@ void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, flo
     }
 }
 
-void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n)
+void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n, int acc)
 {
 #pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
-    for (size_t i = 0; i < n; i++) din[i] += dout[i] * mask[i];
+    for (size_t i = 0; i < n; i++) PUT(din[i], dout[i] * mask[i]);
 }
 
 void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k)

@@ -66,7 +66,7 @@ void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const
 /* train: dx = rstd/M * (M*dxhat - sum(dxhat) - xhat*sum(dxhat*xhat)), dxhat = dy*gamma */
 void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
                             const float *save_mean, const float *save_rstd, const float *gamma,
-                            const float *run_var, const struct bn_desc *d)
+                            const float *run_var, const struct bn_desc *d, int acc)
 {
     int M = d->M, C = d->C;
     float rstd[C];
@@ -99,6 +99,9 @@ void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float
     for (int m = 0; m < M; m++) {
         const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
         float *dx = din + (size_t)m * C;
-        for (int c = 0; c < C; c++) dx[c] += k1[c] * dy[c] + k2[c] + k3[c] * (x[c] - save_mean[c]);
+        if (acc)
+            for (int c = 0; c < C; c++) dx[c] += k1[c] * dy[c] + k2[c] + k3[c] * (x[c] - save_mean[c]);
+        else
+            for (int c = 0; c < C; c++) dx[c] = k1[c] * dy[c] + k2[c] + k3[c] * (x[c] - save_mean[c]);
     }
 }

@@ -187,16 +187,18 @@ void conv2d_forward_cpu(float *out, const float *in, const float *w, const struc
 }
 
 void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *in, const float *w,
-                         const struct conv2d_desc *d, float *scratch)
+                         const struct conv2d_desc *d, float *scratch, int acc)
 {
     int M = d->N * d->Ho * d->Wo;
+    /* scattering paths (depthwise, col2im) add into din: clear it first when overwriting */
+    if (din && !acc && !is_pointwise(d)) memset(din, 0, sizeof(float) * (size_t)d->N * d->H * d->W * d->Cin);
     if (is_pointwise(d)) {
         /* dw (Cout, Cin) += dout^T (Cout, M) . in (M, Cin); din (M, Cin) += dout . w */
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d->Cout, d->Cin, M, 1.0f, dout, d->Cout, in,
                     d->Cin, 1.0f, dw, d->Cin);
         if (din)
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, d->Cin, d->Cout, 1.0f, dout, d->Cout,
-                        w, d->Cin, 1.0f, din, d->Cin);
+                        w, d->Cin, acc ? 1.0f : 0.0f, din, d->Cin);
         return;
     }
     if (is_depthwise(d)) {

@@ -13,7 +13,7 @@ void linear_forward_cpu(float *out, const float *in, const float *w, const float
 }
 
 void linear_backward_cpu(float *din, float *dw, float *db, const float *dout, const float *in,
-                         const float *w, int N, int Ci, int Co)
+                         const float *w, int N, int Ci, int Co, int acc)
 {
     /* dw (Co, Ci) += dout^T (Co, N) . in (N, Ci) */
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Co, Ci, N, 1.0f, dout, Co, in, Ci, 1.0f, dw, Ci);
@@ -22,5 +22,5 @@ void linear_backward_cpu(float *din, float *dw, float *db, const float *dout, co
             for (int o = 0; o < Co; o++) db[o] += dout[(size_t)n * Co + o];
     /* din (N, Ci) += dout (N, Co) . w (Co, Ci) */
     if (din)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, Ci, Co, 1.0f, dout, Co, w, Ci, 1.0f, din, Ci);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, Ci, Co, 1.0f, dout, Co, w, Ci, acc ? 1.0f : 0.0f, din, Ci);
 }

@@ -16,13 +16,16 @@ void avgpool_forward_cpu(float *out, const float *in, int N, int P, int C)
     }
 }
 
-void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C)
+void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, int acc)
 {
 #pragma omp parallel for collapse(2) schedule(static) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++)
         for (int p = 0; p < P; p++) {
             float *dx = din + ((size_t)n * P + p) * C;
             const float *g = dout + (size_t)n * C;
-            for (int c = 0; c < C; c++) dx[c] += g[c] * (1.0f / (float)P);
+            if (acc)
+                for (int c = 0; c < C; c++) dx[c] += g[c] * (1.0f / (float)P);
+            else
+                for (int c = 0; c < C; c++) dx[c] = g[c] * (1.0f / (float)P);
         }
 }

@@ -35,7 +35,7 @@ void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels
         float *g = dlogits + (size_t)n * K;
         for (int k = 0; k < K; k++) {
             float t = eps / (float)K + (k == labels[n] ? 1.0f - eps : 0.0f);
-            g[k] += (p[k] - t) * inv;
+            g[k] = (p[k] - t) * inv;
         }
     }
 }
