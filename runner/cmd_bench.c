@@ -39,6 +39,15 @@ static void fill_images(uint8_t *img, size_t n, uint64_t seed)
     for (size_t i = 0; i < n; i++) img[i] = (uint8_t)(rng_u64(&r) >> 56);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* per-step wall times of the timed steps, for the median (robust on a shared machine) */
+static double *g_steps;
+
 static double bench_train(const struct bench_opts *o)
 {
     struct net net;
@@ -51,9 +60,11 @@ static double bench_train(const struct bench_opts *o)
     int32_t *y = xmalloc(sizeof(int32_t) * (size_t)o->batch);
     fill_images(img, ni, 7);
     for (int i = 0; i < o->batch; i++) y[i] = i % o->classes;
-    double t0 = 0;
+    double t0 = 0, ts = 0;
     for (int s = 0; s < o->warmup + o->steps; s++) {
         if (s == o->warmup) t0 = now_s();
+        if (s > o->warmup) g_steps[s - o->warmup - 1] = now_s() - ts;
+        ts = now_s();
         net_set_input_u8(&net, img, o->batch);
         net.dropout_seed = (uint64_t)s * 1000003u;
         net_forward(&net, o->batch);
@@ -62,6 +73,7 @@ static double bench_train(const struct bench_opts *o)
         net.be.ops->sgd_step(net.be.ctx, net.params, net.mom, net.grads, net.nparams, 0.01f, 0.9f, 1e-5f);
     }
     double dt = now_s() - t0;
+    g_steps[o->steps - 1] = now_s() - ts;
     printf("# acts %.1f MB, params %zu\n", net.nacts * 4.0 / 1e6, net.nparams);
     free(img);
     free(y);
@@ -82,13 +94,16 @@ static double bench_infer(const struct bench_opts *o)
     size_t ni = (size_t)o->batch * o->res * o->res * 3;
     uint8_t *img = xmalloc(ni);
     fill_images(img, ni, 7);
-    double t0 = 0;
+    double t0 = 0, ts = 0;
     for (int s = 0; s < o->warmup + o->steps; s++) {
         if (s == o->warmup) t0 = now_s();
+        if (s > o->warmup) g_steps[s - o->warmup - 1] = now_s() - ts;
+        ts = now_s();
         infer_set_input_u8(&m, img, o->batch);
         infer_forward(&m, o->batch);
     }
     double dt = now_s() - t0;
+    g_steps[o->steps - 1] = now_s() - ts;
     free(img);
     infer_free(&m);
     return dt;
@@ -125,8 +140,13 @@ int cmd_bench(int argc, char **argv)
     backend_cpu_set_threads(o.threads);
     printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d\n", what, o.model, o.batch,
            o.res, o.steps, o.warmup, o.threads);
+    g_steps = xcalloc((size_t)o.steps, sizeof(double));
     double dt = !strcmp(what, "train") ? bench_train(&o) : bench_infer(&o);
     double ms = dt * 1e3 / o.steps, ips = o.batch * o.steps / dt;
-    printf("%s ms/step: %.3f img/s: %.2f\n", what, ms, ips);
+    qsort(g_steps, (size_t)o.steps, sizeof(double), cmp_double);
+    double med = g_steps[o.steps / 2] * 1e3;
+    free(g_steps);
+    printf("%s ms/step: %.3f img/s: %.2f median ms/step: %.3f median img/s: %.2f\n", what, ms, ips, med,
+           o.batch * 1e3 / med);
     return fflush(stdout) ? TIPC_EIO : TIPC_OK;
 }
