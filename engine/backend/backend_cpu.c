@@ -181,7 +181,11 @@ void backend_cpu_fix_blas(void)
     const char *core = openblas_get_corename();
     if (!getenv("OPENBLAS_CORETYPE") && core && !strcasecmp(core, "prescott")) {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        /* SkylakeX has unpacked small-matrix sgemm kernels: bs=1 inference 4.2 -> 3.3 ms here */
+        if (__builtin_cpu_supports("avx512f")) {
+            setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+            change = true;
+        } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
             setenv("OPENBLAS_CORETYPE", "Haswell", 1);
             change = true;
         }

@@ -7,6 +7,12 @@
 #include <string.h>
 
 #include "../ops.h"
+
+/* 16 floats in (one AVX-512 or two AVX) registers: GCC vector extension, so accumulators stay
+ * in registers across a kernel's taps (a float[16] went through the stack every tap). */
+typedef float v16 __attribute__((vector_size(64)));
+static inline v16 ld16(const float *p) { v16 v; memcpy(&v, p, sizeof v); return v; }
+static inline void st16(float *p, v16 v) { memcpy(p, &v, sizeof v); }
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -39,12 +45,16 @@ static int dw_max_threads(void)
     return a > b ? a : b;
 }
 
+/* few input channels, dense: the direct kernel (forward) */
+static int is_direct(const struct conv2d_desc *d) { return d->groups == 1 && d->Cin <= 4 && d->K > 1; }
+
 size_t conv2d_scratch_floats(const struct conv2d_desc *d)
 {
     if (is_pointwise(d)) return 0;
     if (is_depthwise(d)) return (1 + (size_t)dw_max_threads()) * d->K * d->K * d->Cin;
-    size_t M = (size_t)d->N * d->Ho * d->Wo;
-    return M * (size_t)(d->Cin / d->groups) * d->K * d->K;
+    size_t M = (size_t)d->N * d->Ho * d->Wo, col = M * (size_t)(d->Cin / d->groups) * d->K * d->K;
+    size_t direct = is_direct(d) ? (size_t)d->K * d->K * d->Cin * d->Cout : 0;
+    return col > direct ? col : direct;
 }
 
 /* ---- general path: im2col for group g. col (M, Cg*K*K), k = ci*K*K + ky*K + kx ------------- */
@@ -98,27 +108,107 @@ static void dw_transpose(float *wt, const float *w, int C, int KK)
         for (int k = 0; k < KK; k++) wt[(size_t)k * C + c] = w[(size_t)c * KK + k];
 }
 
+/* Each output pixel's channels in chunks of 16 accumulated in registers over the K*K taps,
+ * stored once (storing per tap made this the top kernel of bs=1 inference). */
 static void depthwise_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d,
                               float *wt)
 {
-    int C = d->Cin, K = d->K;
+    int C = d->Cin, K = d->K, C16 = C / 16 * 16;
     dw_transpose(wt, w, C, K * K);
-#pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * C >= OMP_MIN_WORK)
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * K * K * C >= OMP_MIN_WORK)
+    for (int n = 0; n < d->N; n++)
+        for (int oy = 0; oy < d->Ho; oy++) {
+            int ky0 = 0, ky1 = K, iy0 = oy * d->stride - d->pad;
+            if (iy0 < 0) ky0 = -iy0;
+            if (iy0 + K > d->H) ky1 = d->H - iy0;
+            for (int ox = 0; ox < d->Wo; ox++) {
+                int kx0 = 0, kx1 = K, ix0 = ox * d->stride - d->pad;
+                /* four interior pixels at once: four independent accumulator chains */
+                if (ix0 >= 0 && ox + 3 < d->Wo && (ox + 3) * d->stride - d->pad + K <= d->W) {
+                    size_t sx = (size_t)d->stride * C;
+                    float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
+                    const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * C;
+                    for (int c0 = 0; c0 < C16; c0 += 16) {
+                        v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+                        for (int ky = ky0; ky < ky1; ky++)
+                            for (int kx = 0; kx < K; kx++) {
+                                const float *ip = base + ((size_t)ky * d->W + kx) * C + c0;
+                                v16 wv = ld16(wt + (size_t)(ky * K + kx) * C + c0);
+                                a0 += ld16(ip) * wv;
+                                a1 += ld16(ip + sx) * wv;
+                                a2 += ld16(ip + 2 * sx) * wv;
+                                a3 += ld16(ip + 3 * sx) * wv;
+                            }
+                        st16(o + c0, a0);
+                        st16(o + C + c0, a1);
+                        st16(o + 2 * C + c0, a2);
+                        st16(o + 3 * C + c0, a3);
+                    }
+                    if (C16 == C) {
+                        ox += 3;
+                        continue;
+                    }
+                    /* channel tail: fall through pixel by pixel below, recomputing all channels */
+                }
+                if (ix0 < 0) kx0 = -ix0;
+                if (ix0 + K > d->W) kx1 = d->W - ix0;
+                float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
+                const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * C;
+                for (int c0 = 0; c0 < C16; c0 += 16) {
+                    v16 acc = {0};
+                    for (int ky = ky0; ky < ky1; ky++)
+                        for (int kx = kx0; kx < kx1; kx++)
+                            acc += ld16(base + ((size_t)ky * d->W + kx) * C + c0) *
+                                   ld16(wt + (size_t)(ky * K + kx) * C + c0);
+                    st16(o + c0, acc);
+                }
+                for (int c = C16; c < C; c++) {
+                    float a = 0;
+                    for (int ky = ky0; ky < ky1; ky++)
+                        for (int kx = kx0; kx < kx1; kx++)
+                            a += base[((size_t)ky * d->W + kx) * C + c] * wt[(size_t)(ky * K + kx) * C + c];
+                    o[c] = a;
+                }
+            }
+        }
+}
+
+/* Dense conv with few input channels (the stem: 3): direct, vectorised over Cout, with the
+ * weights transposed to (K, K, Cin, Cout) in scratch. Forward only; backward uses im2col. */
+
+static void direct_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d, float *wt)
+{
+    int K = d->K, Ci = d->Cin, Co = d->Cout;
+    for (int co = 0; co < Co; co++)
+        for (int ci = 0; ci < Ci; ci++)
+            for (int k = 0; k < K * K; k++) wt[((size_t)k * Ci + ci) * Co + co] = w[((size_t)co * Ci + ci) * K * K + k];
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * K * K * Ci * Co >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {
-                float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
-                for (int c = 0; c < C; c++) o[c] = 0.0f;
-                for (int ky = 0; ky < K; ky++) {
-                    int iy = oy * d->stride - d->pad + ky;
-                    if (iy < 0 || iy >= d->H) continue;
-                    for (int kx = 0; kx < K; kx++) {
-                        int ix = ox * d->stride - d->pad + kx;
-                        if (ix < 0 || ix >= d->W) continue;
-                        const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * C;
-                        const float *wp = wt + (size_t)(ky * K + kx) * C;
-                        for (int c = 0; c < C; c++) o[c] += ip[c] * wp[c];
+                float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Co;
+                for (int c0 = 0; c0 < Co; c0 += 16) {
+                    int cn = Co - c0 < 16 ? Co - c0 : 16;
+                    v16 acc = {0};
+                    float part[16] = {0};
+                    for (int ky = 0; ky < K; ky++) {
+                        int iy = oy * d->stride - d->pad + ky;
+                        if (iy < 0 || iy >= d->H) continue;
+                        for (int kx = 0; kx < K; kx++) {
+                            int ix = ox * d->stride - d->pad + kx;
+                            if (ix < 0 || ix >= d->W) continue;
+                            const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * Ci;
+                            const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
+                            for (int ci = 0; ci < Ci; ci++, wp += Co) {
+                                if (cn == 16)
+                                    acc += ip[ci] * ld16(wp);
+                                else
+                                    for (int j = 0; j < cn; j++) part[j] += ip[ci] * wp[j];
+                            }
+                        }
                     }
+                    if (cn == 16) st16(o + c0, acc);
+                    else memcpy(o + c0, part, sizeof(float) * (size_t)cn);
                 }
             }
 }
@@ -176,6 +266,10 @@ void conv2d_forward_cpu(float *out, const float *in, const float *w, const struc
     }
     if (is_depthwise(d)) {
         depthwise_forward(out, in, w, d, scratch);
+        return;
+    }
+    if (is_direct(d)) {
+        direct_forward(out, in, w, d, scratch);
         return;
     }
     int Cog = d->Cout / d->groups, Kd = (d->Cin / d->groups) * d->K * d->K;
