@@ -65,6 +65,9 @@ enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const cha
                                   const char *log, bool cat)
 {
     struct plan *p = b->p;
+    if (p->n >= PLAN_MAX_STAGES) /* '|' lists multiply: refuse before the expansion runs away */
+        return error_at(TIPC_EUSAGE, b->cfg->path, line, "the config expands to more than %d commands; "
+                        "shorten its '|' lists", PLAN_MAX_STAGES);
     p->st = xgrow(p->st, sizeof *p->st, (size_t)p->n + 1, &b->cap);
     struct stage *s = &p->st[p->n];
     memset(s, 0, sizeof *s);
@@ -84,7 +87,10 @@ enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const cha
     return TIPC_OK;
 }
 
-void pb_note(struct builder *b, const char *text, int line) { pb_add_stage(b, STAGE_NOTE, text, line, NULL, false); }
+enum tipc_status pb_note(struct builder *b, const char *text, int line)
+{
+    return pb_add_stage(b, STAGE_NOTE, text, line, NULL, false);
+}
 
 /* `eval $env`: only a non-blank env changes the shell. */
 void pb_apply_env(struct builder *b, const char *env)

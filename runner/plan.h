@@ -43,6 +43,8 @@ struct plan_opts {
     const char *gpuid;      /* whole_infer's optional 3rd argument, NULL if absent */
 };
 
+#define PLAN_MAX_STAGES 10000 /* no real config comes near; a runaway '|' list does */
+
 extern const char *const plan_modes[]; /* NULL-terminated list of known MODEs */
 
 /* Build the plan. Errors (unknown mode, unknown trainer, malformed gpu_list, shell syntax in a

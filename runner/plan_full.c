@@ -74,7 +74,7 @@ static enum tipc_status full_inference(struct builder *b, const char *model_dir,
         else if (pb_sh_eq(use_gpu, "True") || pb_sh_eq(use_gpu, "gpu"))
             TRY(full_infer_gpu(b, use_gpu, model_dir, img_dir, flag_quant));
         else
-            pb_note(b, "Does not support hardware other than CPU and GPU Currently!", LN(40));
+            TRY(pb_note(b, "Does not support hardware other than CPU and GPU Currently!", LN(40)));
     }
     return TIPC_OK;
 }
@@ -93,8 +93,8 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
             const char *export_log_path = FMT("%s/_export_%d.log", b->p->log_dir, count);
             const char *export_cmd = FMT("%s %s %s %s > %s 2>&1 ", b->python, run_export, SETP(K(28), infer_model),
                                          SETP(K(27), infer_model), export_log_path);
-            pb_note(b, pb_sh_echo(b, run_export), LN(37));
-            pb_note(b, pb_sh_echo(b, export_cmd), LN(37));
+            TRY(pb_note(b, pb_sh_echo(b, run_export), LN(37)));
+            TRY(pb_note(b, pb_sh_echo(b, export_cmd), LN(37)));
             TRY(pb_add_stage(b, STAGE_EXPORT, export_cmd, LN(37), export_log_path, false));
         }
         TRY(full_inference(b, infer_model, V(47), count < nq ? quants[count] : ""));

@@ -45,7 +45,7 @@ char *pb_sh_echo(struct builder *b, const char *x);
 int pb_split(struct builder *b, const char *s, char sep, char ***out);
 enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,
                               const char *log, bool cat);
-void pb_note(struct builder *b, const char *text, int line);
+enum tipc_status pb_note(struct builder *b, const char *text, int line);
 void pb_apply_env(struct builder *b, const char *env);
 void pb_unset_env(struct builder *b);
 enum tipc_status pb_parse_gpu(struct builder *b, const char *item, struct gpu_item *g);

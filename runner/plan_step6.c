@@ -21,7 +21,7 @@ static enum tipc_status step6_inference(struct builder *b, const char *model_dir
         if (pb_sh_eq(use_gpu, "False") || pb_sh_eq(use_gpu, "cpu")) dev = "cpu";
         else if (pb_sh_eq(use_gpu, "True") || pb_sh_eq(use_gpu, "gpu")) dev = "gpu";
         else {
-            pb_note(b, "Does not support hardware other than CPU and GPU Currently!", LN(27));
+            TRY(pb_note(b, "Does not support hardware other than CPU and GPU Currently!", LN(27)));
             continue;
         }
         for (int j = 0; j < nb; j++) {
@@ -50,8 +50,8 @@ static enum tipc_status step6_whole_infer(struct builder *b, const char *gpuid)
         const char *export_log_path = FMT("%s/export_0.log", b->p->log_dir);
         const char *export_cmd = FMT("%s %s %s %s > %s 2>&1 ", b->python, infer_export, set_export_weight,
                                      set_save_infer_key, export_log_path);
-        pb_note(b, pb_sh_echo(b, infer_export), LN(24));
-        pb_note(b, pb_sh_echo(b, export_cmd), LN(24));
+        TRY(pb_note(b, pb_sh_echo(b, infer_export), LN(24)));
+        TRY(pb_note(b, pb_sh_echo(b, export_cmd), LN(24)));
         TRY(pb_add_stage(b, STAGE_EXPORT, export_cmd, LN(24), export_log_path, false));
     }
     return step6_inference(b, save_infer_dir, V(30));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +22,7 @@ static void on_signal(int sig)
 {
     got_signal = sig;
     pid_t c = running_child;
-    if (c > 0) kill(c, sig);
+    if (c > 0) kill(-c, sig); /* the child's whole process group: grandchildren too */
 }
 
 void proc_signals_init(void)
@@ -78,6 +79,10 @@ int proc_run(const struct cmdline *c, const struct proc_env *env)
         return 126;
     }
     if (pid == 0) {
+        /* Own process group, so a signal to tipc reaches the whole tree below it; and die with
+         * tipc if tipc itself is killed. */
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         child_env(c, env);
@@ -87,6 +92,7 @@ int proc_run(const struct cmdline *c, const struct proc_env *env)
         execvp(prog, c->argv);
         child_fail(errno == ENOENT ? 127 : 126, "cannot run", c->argv[0], errno);
     }
+    setpgid(pid, pid); /* also here: no race with a signal arriving before the child ran setpgid */
     running_child = pid;
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {

@@ -14,7 +14,8 @@ struct proc_env {
 
 /* Run and wait. Returns the exit status the shell would report: the exit code, 128+signal when
  * killed, 127 when the program is not found, 126 when it cannot be executed, 1 when a redirection
- * file cannot be opened. A SIGTERM/SIGINT delivered to tipc while waiting is forwarded to the child. */
+ * file cannot be opened. The child runs in its own process group and gets SIGTERM if tipc dies; a
+ * SIGTERM/SIGINT delivered to tipc while waiting is forwarded to that whole group. */
 int proc_run(const struct cmdline *c, const struct proc_env *env);
 
 /* Install the SIGINT/SIGTERM handlers proc_run relies on; proc_interrupted() tells if one came. */
