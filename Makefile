@@ -188,7 +188,7 @@ fuzz: $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f); c=build/fuzz/corpus-$$n; mkdir -p $$c; \
 	  cp configs/*/*.txt $$c/ 2>/dev/null; find tests/fixtures -name '*.txt' -exec cp {} $$c/ \; 2>/dev/null; \
 	  cp ../shared/tipc-configs/*.txt $$c/ 2>/dev/null; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -close_fd_mask=2 -print_final_stats=1 $$c || exit 1; done
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -close_fd_mask=2 -print_final_stats=1 $$c || exit 1; done
 
 install: bin/tipc
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -11,6 +11,10 @@
 #include "../engine/core/check.h"
 #include "../engine/core/banned.h"
 
+/* Word separators of the shell: blank (space, tab) and newline. '\r', '\v', '\f' are ordinary
+ * characters to bash (a CRLF config's '\r' stays in the last word), so not isspace(). */
+static bool is_sep(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
 struct word {
     char *s;
     size_t len, cap;
@@ -46,17 +50,19 @@ static bool is_assignment(const char *w)
     return *p == '=';
 }
 
-/* {a,b} brace expansion: an unquoted '{' followed by ',' before the matching '}' in one word. */
-static bool brace_expansion_at(const char *p)
+/* {a,b} brace expansion: an unquoted '{' followed by ',' before the matching '}' in one word.
+ * *end is where the scan stopped: '{'s before it were already covered (keeps a word linear). */
+static bool brace_expansion_at(const char *p, const char **end)
 {
     int depth = 0;
     bool comma = false;
-    for (; *p && !isspace((unsigned char)*p); p++) {
+    for (; *p && !is_sep(*p); p++) {
         if (*p == '{') depth++;
         else if (*p == ',' && depth == 1) comma = true;
-        else if (*p == '}' && --depth == 0) return comma;
+        else if (*p == '}' && --depth == 0) break;
     }
-    return false;
+    *end = p;
+    return comma && *p == '}';
 }
 
 /* Is the text at p a redirection operator? Fills r (without the path) and returns its length. */
@@ -97,14 +103,15 @@ static void add_redirect(struct cmdline *c, size_t *cap, const struct redirect *
 static enum tipc_status read_word(const char **pp, struct word *w, char *err, size_t errlen, char *bad)
 {
     const char *p = *pp;
+    const char *brace_end = p;
     static const char refused[] = "|&;<()`$";
     if (*p == '#') return fail(err, errlen, bad, '#', "a word starting with '#' is a shell comment");
-    if (*p == '~' && (p[1] == '/' || p[1] == 0 || isspace((unsigned char)p[1]))) {
+    if (*p == '~' && (p[1] == '/' || p[1] == 0 || is_sep(p[1]))) {
         const char *home = getenv("HOME");
         for (const char *h = home ? home : "~"; *h; h++) wpush(w, *h);
         p++;
     }
-    while (*p && !isspace((unsigned char)*p)) {
+    while (*p && !is_sep(*p)) {
         if (*p == '\'') {
             const char *e = strchr(p + 1, '\'');
             if (!e) return fail(err, errlen, bad, '\'', "unterminated single quote");
@@ -129,7 +136,7 @@ static enum tipc_status read_word(const char **pp, struct word *w, char *err, si
         } else if (strchr(refused, *p)) {
             return fail(err, errlen, bad, *p, "shell syntax '%c' is not supported in a command "
                         "(tipc runs commands without a shell)", *p);
-        } else if (*p == '{' && brace_expansion_at(p)) {
+        } else if (*p == '{' && p >= brace_end && brace_expansion_at(p, &brace_end)) {
             return fail(err, errlen, bad, '{', "brace expansion '{a,b}' is not supported in a command");
         } else if (*p == '>') {
             break; /* a redirection glued to the word ends it: `a>log` */
@@ -173,9 +180,17 @@ enum tipc_status cmdline_parse(const char *s, struct cmdline *c, char *err, size
             } else add_redirect(c, &rcap, &r);
             continue;
         }
+        if (*p == '>') { st = fail(err, errlen, bad, '>', "unsupported redirection (only >, >>, 2>&1, &> are)"); break; }
         struct word w = {0};
+        const char *start = p;
         st = read_word(&p, &w, err, errlen, bad);
         if (st != TIPC_OK) { free(w.s); break; }
+        CHECK(p > start, "cmdline_parse made no progress at '%c'", *p);
+        if (*p == '>' && !w.quoted && w.s && strspn(w.s, "0123456789") == w.len) { /* `3>x`: fd 3 */
+            free(w.s);
+            st = fail(err, errlen, bad, '>', "unsupported redirection (only >, >>, 2>&1, &> are)");
+            break;
+        }
         if (!w.any) continue;
         if (!w.s) w.s = xstrdup("");
         if (c->argc == 0 && !w.quoted && is_assignment(w.s)) {

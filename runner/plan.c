@@ -65,9 +65,10 @@ enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const cha
                                   const char *log, bool cat)
 {
     struct plan *p = b->p;
-    if (p->n >= PLAN_MAX_STAGES) /* '|' lists multiply: refuse before the expansion runs away */
-        return error_at(TIPC_EUSAGE, b->cfg->path, line, "the config expands to more than %d commands; "
-                        "shorten its '|' lists", PLAN_MAX_STAGES);
+    b->bytes += strlen(cmd);
+    if (p->n >= PLAN_MAX_STAGES || b->bytes > PLAN_MAX_BYTES) /* refuse before the expansion runs away */
+        return error_at(TIPC_EUSAGE, b->cfg->path, line, "the config expands to more than %d commands or %d MB "
+                        "of command text; shorten its '|' lists", PLAN_MAX_STAGES, PLAN_MAX_BYTES >> 20);
     p->st = xgrow(p->st, sizeof *p->st, (size_t)p->n + 1, &b->cap);
     struct stage *s = &p->st[p->n];
     memset(s, 0, sizeof *s);

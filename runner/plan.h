@@ -43,7 +43,9 @@ struct plan_opts {
     const char *gpuid;      /* whole_infer's optional 3rd argument, NULL if absent */
 };
 
-#define PLAN_MAX_STAGES 10000 /* no real config comes near; a runaway '|' list does */
+/* No real config comes near these; a runaway '|' list (lists multiply) does. */
+#define PLAN_MAX_STAGES 4096
+#define PLAN_MAX_BYTES (8 << 20) /* total length of all command strings */
 
 extern const char *const plan_modes[]; /* NULL-terminated list of known MODEs */
 

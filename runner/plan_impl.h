@@ -10,6 +10,7 @@ struct builder {
     struct plan *p;
     const struct tipc_config *cfg;
     size_t cap;
+    size_t bytes;               /* total command length so far (PLAN_MAX_BYTES) */
     void **tmp;                 /* allocations freed when the build ends */
     size_t ntmp, tmpcap;
     enum cvd_action cvd;        /* the shell's CUDA_VISIBLE_DEVICES as the original leaves it */

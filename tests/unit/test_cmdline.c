@@ -81,7 +81,7 @@ static void test_refused_shell_syntax(void **state)
         {"a | b", '|'}, {"a ; b", ';'}, {"a && b", '&'}, {"a & ", '&'}, {"a < in", '<'},
         {"a $(rm -rf x)", '$'}, {"a `id`", '`'}, {"a $HOME", '$'}, {"a \"$x\"", '$'}, {"a (b)", '('},
         {"a #comment", '#'}, {"a {x,y}", '{'}, {"a 'open", '\''}, {"a \"open", '"'}, {"", 0}, {"   ", 0},
-        {"a >", '>'}, {"a\nb", '\n'},
+        {"a >", '>'}, {"a\nb", '\n'}, {"a 2>&3", '>'}, {"a >&", '>'}, {"a 3>x", '>'},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct cmdline c;
@@ -101,6 +101,18 @@ static void test_refused_shell_syntax(void **state)
     cmdline_free(&c);
 }
 
+/* '\r' (CRLF configs), '\v' and '\f' are ordinary characters to the shell, not separators */
+static void test_carriage_return_is_part_of_a_word(void **state)
+{
+    struct cmdline c;
+    parse_ok("a\rb c\r \v", &c);
+    assert_int_equal(c.argc, 3);
+    assert_string_equal(c.argv[0], "a\rb");
+    assert_string_equal(c.argv[1], "c\r");
+    assert_string_equal(c.argv[2], "\v");
+    cmdline_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -108,6 +120,7 @@ int main(void)
         cmocka_unit_test(test_redirections_in_order),
         cmocka_unit_test(test_quotes_escapes_env_tilde),
         cmocka_unit_test(test_refused_shell_syntax),
+        cmocka_unit_test(test_carriage_return_is_part_of_a_word),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
