@@ -217,31 +217,34 @@ static void test_bad_images_error_with_list_line_or_skip(void **state)
                               .seed = 1, .threads = 2, .prefetch = 1};
     struct loader *L;
     const struct batch *b;
-    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
     struct capture cap;
-    capture_stderr_begin(&cap);
+    capture_stderr_begin(&cap);   /* before init: the threads start decoding at once */
+    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
     enum tipc_status st = loader_next(L, &b);
+    enum tipc_status again = loader_next(L, &b);   /* sticky */
+    loader_free(L);
     char *err = capture_stderr_end(&cap);
     assert_int_equal(st, TIPC_EDATA);
+    assert_int_equal(again, TIPC_EDATA);
     assert_non_null(strstr(err, "train_list.txt:2: image"));
     assert_non_null(strstr(err, "garbage.jpg': not a readable JPEG"));
     assert_non_null(strstr(err, "train_list.txt:3: image"));
     assert_non_null(strstr(err, "missing.jpg': cannot open"));
     free(err);
-    assert_int_equal(loader_next(L, &b), TIPC_EDATA);   /* sticky */
-    loader_free(L);
 
     c.skip_bad = true;
-    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
     capture_stderr_begin(&cap);
+    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
     assert_int_equal(loader_next(L, &b), TIPC_OK);
     assert_int_equal(b->n, 2);
     assert_int_equal(b->labels[0], 0);
     assert_int_equal(b->labels[1], 1);
     assert_int_equal(loader_next(L, &b), TIPC_OK);      /* next epoch: skipped again */
-    free(capture_stderr_end(&cap));
-    assert_int_equal(loader_skipped(L), 4);
+    assert_true(loader_skipped(L) >= 4);   /* 2 per epoch; the next epoch may be decoded already */
     loader_free(L);
+    err = capture_stderr_end(&cap);
+    assert_non_null(strstr(err, "train_list.txt:2: skipping image"));
+    free(err);
     dataset_free(&ds);
 }
 
