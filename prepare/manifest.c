@@ -97,14 +97,14 @@ static enum tipc_status load_urls(struct ctx *c, yaml_node_t *n, struct manifest
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
-static enum tipc_status load_item(struct ctx *c, const char *name, yaml_node_t *n, struct manifest_item *it)
+static enum tipc_status load_item(struct ctx *c, const char *name, int line, yaml_node_t *n, struct manifest_item *it)
 {
     static const char *const keys[] = {"kind", "url", "sha256", "archive", "archive_root", "dest",
                                        "fallback", "synthetic", "note", NULL};
     char what[128];
     snprintf(what, sizeof what, "item '%s'", name);
     it->name = xstrdup(name);
-    it->line = line_of(n);
+    it->line = line;
     TRY(only_keys(c, n, keys, what));
     const char *kind = scalar(get(c, n, "kind")), *fb = scalar(get(c, n, "fallback"));
     const char *ar = scalar(get(c, n, "archive"));
@@ -176,7 +176,7 @@ static enum tipc_status load_model(struct ctx *c, yaml_node_t *mn, struct manife
     m->items = xcalloc(cnt, sizeof *m->items);
     for (yaml_node_pair_t *p = items->data.mapping.pairs.start; p < items->data.mapping.pairs.top; p++) {
         const char *name = scalar(node(c, p->key));
-        TRY(load_item(c, name ? name : "?", node(c, p->value), &m->items[m->n_items++]));
+        TRY(load_item(c, name ? name : "?", line_of(node(c, p->key)), node(c, p->value), &m->items[m->n_items++]));
     }
     return load_modes(c, get(c, mn, "modes"), m);
 }
