@@ -10,6 +10,8 @@
 #include "../../engine/data/dataset.h"
 #include "../../engine/data/loader.h"
 #include "../../engine/data/sampler.h"
+#include "../../engine/data/jpeg.h"
+#include <turbojpeg.h>
 
 static char root[256], data_dir[300];
 
@@ -113,6 +115,63 @@ static void test_bilinear_matches_float_reference_and_flip(void **state)
             }
         }
     }
+}
+
+/* Reference for image_decoder_load: full-window TurboJPEG decode at the same DCT scale, then the
+ * same box resample. The windowed libjpeg decode must give (nearly) the same pixels. */
+static void reference_load(const char *path, bool train, int resize, int crop, struct data_rng *r, uint8_t *out)
+{
+    FILE *f = fopen(path, "rb");
+    static unsigned char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    tjhandle tj = tjInitDecompress();
+    int w, h, sub, cs;
+    assert_int_equal(tjDecompressHeader3(tj, buf, n, &w, &h, &sub, &cs), 0);
+    struct crop_box b = train ? rrc_params(w, h, r) : eval_box(w, h, resize, crop);
+    bool flip = train && data_rng_uniform(r) < 0.5;
+    float side = b.w < b.h ? b.w : b.h;
+    int num = 8;
+    for (int k = 7; k >= 1; k--)
+        if (k / 8.f * side >= crop) num = k;
+    tjscalingfactor sf = {num, 8};
+    int sw = TJSCALED(w, sf), sh = TJSCALED(h, sf);
+    uint8_t *rgb = malloc((size_t)sw * sh * 3);
+    assert_int_equal(tjDecompress2(tj, buf, n, rgb, sw, 0, sh, TJPF_RGB, TJFLAG_FASTDCT), 0);
+    tjDestroy(tj);
+    float fx = (float)sw / w, fy = (float)sh / h;
+    struct crop_box sb = {b.x * fx, b.y * fy, b.w * fx, b.h * fy};
+    void *tmp = malloc(resize_scratch_size(crop, crop));
+    resize_bilinear_rgb(out, crop, crop, rgb, sw, sh, sb, flip, tmp);
+    free(tmp);
+    free(rgb);
+}
+
+static void test_windowed_decode_matches_full_decode(void **state)
+{
+    struct dataset ds;
+    assert_int_equal(dataset_open(&ds, data_dir, true), TIPC_OK);
+    struct image_decoder d;
+    image_decoder_init(&d);
+    uint8_t got[64 * 64 * 3], want[64 * 64 * 3];
+    int worst = 0;
+    for (int i = 0; i < 24; i++) {
+        bool train = i % 3 != 0;
+        int crop = i % 2 ? 64 : 40;
+        struct data_rng r1 = data_rng_key(5, 0, (uint64_t)i), r2 = r1;
+        assert_int_equal(image_decoder_load(&d, ds.paths[i % ds.n], train, crop + 8, crop, &r1, got), TIPC_OK);
+        reference_load(ds.paths[i % ds.n], train, crop + 8, crop, &r2, want);
+        double sum = 0;
+        for (int k = 0; k < crop * crop * 3; k++) {
+            int diff = abs((int)got[k] - (int)want[k]);
+            sum += diff;
+            if (diff > worst) worst = diff;
+        }
+        if (sum / (crop * crop * 3) > 0.1) fail_msg("image %d: mean abs diff %.3f", i, sum / (crop * crop * 3));
+    }
+    assert_true(worst <= 2);   /* identical with libjpeg-turbo 2.1.5; allow rounding slack */
+    image_decoder_free(&d);
+    dataset_free(&ds);
 }
 
 /* ---- loader ---------------------------------------------------------------------------------- */
@@ -284,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_sampler_shards_disjoint_and_covering),
         cmocka_unit_test(test_rrc_params_follow_torchvision),
         cmocka_unit_test(test_bilinear_matches_float_reference_and_flip),
+        cmocka_unit_test(test_windowed_decode_matches_full_decode),
         cmocka_unit_test(test_same_seed_same_batches_any_thread_count),
         cmocka_unit_test(test_ranks_cover_the_dataset_through_the_loader),
         cmocka_unit_test(test_bad_images_error_with_list_line_or_skip),
