@@ -12,7 +12,8 @@
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
 #include "../engine/core/check.h"
-#include "../engine/core/fsutil.h"
+#include "../engine/core/osutil.h"  /* defines: self_exe_path, copy_file_to */
+#include "../prepare/fsutil.h"      /* defines: mkdir_p */
 #include "../engine/core/banned.h"
 
 const char usage_run[] =
@@ -125,8 +126,7 @@ static int run_stage(const struct stage *s, const char *self, const char *pod_ip
 
 static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 {
-    int err = mkdir_p(p->log_dir, 0755);
-    if (err) return error_at(TIPC_EIO, p->log_dir, 0, "cannot create output directory: %s", strerror(err));
+    TRY(mkdir_p(p->log_dir));
     char *self = self_exe_path();
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     struct report r;

@@ -1,38 +1,15 @@
-/* fsutil.c: see fsutil.h. */
-#include "fsutil.h"
+/* osutil.c: see osutil.h. */
+#include "osutil.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "banned.h"
-
-int mkdir_p(const char *path, unsigned mode)
-{
-    char *p = xstrdup(path);
-    int err = 0;
-    for (char *q = p + 1; ; q++) {
-        if (*q == '/' || *q == 0) {
-            char c = *q;
-            *q = 0;
-            if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) { err = errno; break; }
-            *q = c;
-            if (!c) break;
-        }
-    }
-    if (!err) {
-        struct stat st;
-        if (stat(path, &st) != 0) err = errno;
-        else if (!S_ISDIR(st.st_mode)) err = ENOTDIR;
-    }
-    free(p);
-    return err;
-}
 
 char *self_exe_path(void)
 {

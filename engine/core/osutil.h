@@ -1,11 +1,9 @@
-/* fsutil.h: small filesystem helpers shared by the runner, prepare and the engine. */
-#ifndef TIPC_FSUTIL_H
-#define TIPC_FSUTIL_H
+/* osutil.h: process/OS helpers shared by the runner and the engine (files: prepare/fsutil.h). */
+#ifndef TIPC_OSUTIL_H
+#define TIPC_OSUTIL_H
 #include <stddef.h>
 #include "status.h"
 
-/* mkdir -p; returns 0 or an errno value. */
-int mkdir_p(const char *path, unsigned mode);
 /* Absolute path of the running executable (malloc'ed), or NULL. */
 char *self_exe_path(void);
 /* Copy a file's bytes to a stream (for `cat LOG`); returns 0 or an errno value. */
