@@ -14,10 +14,12 @@
 #include "../engine/core/check.h"
 #include "../engine/core/osutil.h"  /* defines: self_exe_path, copy_file_to */
 #include "../prepare/fsutil.h"      /* defines: mkdir_p */
+#include "../prepare/prepare.h"     /* defines: prepare_for_run */
 #include "../engine/core/banned.h"
 
 const char usage_run[] =
     "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"
+    "                [--no-prepare]\n"
     "\n"
     "Run a TIPC config's chain for MODE, exactly as test_tipc/test_train_inference_python.sh would:\n"
     "training for each gpu_list item and trainer, eval, export, then inference for each use_gpu x\n"
@@ -35,13 +37,15 @@ const char usage_run[] =
     "  --output DIR     output root (default ./test_tipc/output/MODEL/MODE for Paddle configs and\n"
     "                   configs under a test_tipc/ folder, ./logs/MODEL/MODE for python:tipc configs)\n"
     "  --junit FILE     also write a JUnit XML report\n"
+    "  --no-prepare     for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
+    "                   (it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)\n"
     "\n"
     "Commands run with fork/execvp, never through a shell: `> FILE`, `>> FILE` and `2>&1` are applied\n"
     "by tipc; other shell syntax in a command is refused (exit 2, nothing run).\n";
 
 struct run_args {
     const char *config, *mode, *gpuid, *node_ip, *output, *junit;
-    bool dry_run;
+    bool dry_run, no_prepare;
 };
 
 static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
@@ -54,6 +58,7 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
         const char **dst = NULL;
         const char *name = NULL;
         if (!strcmp(s, "--dry-run")) { a->dry_run = true; continue; }
+        if (!strcmp(s, "--no-prepare")) { a->no_prepare = true; continue; }
         if (!strncmp(s, "--node_ip", 9) || !strncmp(s, "--node-ip", 9)) { dst = &a->node_ip; name = "--node_ip"; }
         else if (!strncmp(s, "--output", 8)) { dst = &a->output; name = "--output"; }
         else if (!strncmp(s, "--junit", 7)) { dst = &a->junit; name = "--junit"; }
@@ -127,6 +132,8 @@ static int run_stage(const struct stage *s, const char *self, const char *pod_ip
 static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 {
     TRY(mkdir_p(p->log_dir));
+    /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
+    if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode));
     char *self = self_exe_path();
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     struct report r;
