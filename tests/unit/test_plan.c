@@ -243,6 +243,21 @@ static void test_bad_input_names_file_and_line(void **state)
     }
 }
 
+/* '|' lists multiply; a runaway expansion is refused before it is built */
+static void test_expansion_is_capped(void **state)
+{
+    char *line = calloc(1, 16384);
+    strcat(line, "--batch-size:1");
+    for (int i = 0; i < 2100; i++) strcat(line, "|1");
+    enum tipc_status st;
+    char *err = plan_error(29, line, "lite_train_lite_infer", &st);
+    assert_int_equal(st, TIPC_EUSAGE);
+    assert_string_equal(err, "cfg.txt:27: the config expands to more than 4096 commands or 8 MB of command text; "
+                             "shorten its '|' lists\n");
+    free(err);
+    free(line);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_cuda_visible_devices_follow_the_shell),
         cmocka_unit_test(test_our_configs_map_to_tipc),
         cmocka_unit_test(test_bad_input_names_file_and_line),
+        cmocka_unit_test(test_expansion_is_capped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
