@@ -166,62 +166,10 @@ static void autolog_report(const struct infer_flags *f, int n_images, const doub
     autolog_line(" ips: %.4f images/sec", tm[1] > 0 ? n_images / tm[1] : 0.0);
 }
 
-#ifndef TIPC_HAVE_LOADER
-/* Until engine/data's jpeg.c is on this branch: decode with TurboJPEG, bilinear resize of the
- * short side, center crop. Replaced by image_load_eval() when the data code is merged. */
-#include <turbojpeg.h>
-static enum tipc_status load_image(const char *path, int resize, int crop, uint8_t *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return error_msg(TIPC_EDATA, "cannot open image '%s'", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    unsigned char *buf = xmalloc(n > 0 ? (size_t)n : 1);
-    bool ok = n > 0 && fread(buf, 1, (size_t)n, f) == (size_t)n;
-    fclose(f);
-    tjhandle tj = tjInitDecompress();
-    int w = 0, h = 0, ss, cs;
-    uint8_t *rgb = NULL;
-    ok = ok && tj && !tjDecompressHeader3(tj, buf, (unsigned long)n, &w, &h, &ss, &cs) && w > 0 && h > 0 &&
-         w < 65536 && h < 65536;
-    if (ok) {
-        rgb = xmalloc((size_t)w * h * 3);
-        ok = !tjDecompress2(tj, buf, (unsigned long)n, rgb, w, 0, h, TJPF_RGB, 0);
-    }
-    if (tj) tjDestroy(tj);
-    free(buf);
-    if (!ok) {
-        free(rgb);
-        return error_msg(TIPC_EDATA, "'%s' is not a readable JPEG", path);
-    }
-    double s = (double)resize / (w < h ? w : h);
-    int rw = w < h ? resize : (int)(w * s + 0.5), rh = w < h ? (int)(h * s + 0.5) : resize;
-    int ox = (rw - crop) / 2, oy = (rh - crop) / 2;
-    for (int y = 0; y < crop; y++)
-        for (int x = 0; x < crop; x++) {
-            double sx = (x + ox + 0.5) / s - 0.5, sy = (y + oy + 0.5) / s - 0.5;
-            int x0 = sx < 0 ? 0 : (int)sx, y0 = sy < 0 ? 0 : (int)sy;
-            if (x0 > w - 1) x0 = w - 1;
-            if (y0 > h - 1) y0 = h - 1;
-            int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
-            double fx = sx - x0, fy = sy - y0;
-            fx = fx < 0 ? 0 : fx > 1 ? 1 : fx, fy = fy < 0 ? 0 : fy > 1 ? 1 : fy;
-            for (int c = 0; c < 3; c++) {
-                double v = (1 - fy) * ((1 - fx) * rgb[((size_t)y0 * w + x0) * 3 + c] + fx * rgb[((size_t)y0 * w + x1) * 3 + c]) +
-                           fy * ((1 - fx) * rgb[((size_t)y1 * w + x0) * 3 + c] + fx * rgb[((size_t)y1 * w + x1) * 3 + c]);
-                out[((size_t)y * crop + x) * 3 + c] = (uint8_t)(v + 0.5);
-            }
-        }
-    free(rgb);
-    return TIPC_OK;
-}
-#else
 static enum tipc_status load_image(const char *path, int resize, int crop, uint8_t *out)
 {
     return image_load_eval(path, resize, crop, out);
 }
-#endif
 
 /* float32 (N,3,R,R) in, probs then logits (N,K) out. */
 static enum tipc_status run_raw(const struct infer_flags *f, const char *model_path)

@@ -65,10 +65,21 @@ static enum tipc_status open_synthetic(struct source *s, const struct recipe *r,
     return TIPC_OK;
 }
 
-#ifdef TIPC_HAVE_LOADER
 static enum tipc_status open_loader(struct source *s, const struct recipe *r, int rank, int world)
 {
     TRY(dataset_open(&s->ds, r->data_path, s->train));
+    /* labels against the model before any decoding: the message names the list line */
+    for (int i = 0; i < s->ds.n; i++)
+        if (s->ds.labels[i] < 0 || s->ds.labels[i] >= s->num_classes) {
+            if (s->ds.list_file)
+                error_at(TIPC_EDATA, s->ds.list_file, s->ds.list_lines ? s->ds.list_lines[i] : 0,
+                         "label %d out of range [0, %d) of the model", s->ds.labels[i], s->num_classes);
+            else
+                error_msg(TIPC_EDATA, "'%s': %d class folders but the model has %d classes", r->data_path,
+                          s->ds.num_classes, s->num_classes);
+            error_hint("set Arch.class_num (-o Arch.class_num=N) to the number of classes of the data");
+            return TIPC_EDATA;
+        }
     struct loader_config c = {.batch_size = s->batch, .crop = s->crop, .resize = r->resize_size,
                               .train = s->train, .rank = rank, .world = world, .seed = (uint64_t)r->seed,
                               .threads = r->num_workers, .prefetch = 2, .drop_last = s->train,
@@ -81,7 +92,6 @@ static enum tipc_status open_loader(struct source *s, const struct recipe *r, in
                          s->ds.n, s->what, s->batch);
     return TIPC_OK;
 }
-#endif
 
 enum tipc_status source_open(struct source *s, const struct recipe *r, bool train, int rank, int world, int start_epoch)
 {
@@ -98,20 +108,12 @@ enum tipc_status source_open(struct source *s, const struct recipe *r, bool trai
     if (strcmp(r->synthetic, "true") && strcmp(r->synthetic, "false") && strcmp(r->synthetic, "auto"))
         return error_msg(TIPC_EUSAGE, "DataLoader.synthetic must be auto, true or false, not '%s'", r->synthetic);
     if (want_synth) return open_synthetic(s, r, rank, world);
-#ifdef TIPC_HAVE_LOADER
     return open_loader(s, r, rank, world);
-#else
-    return error_msg(TIPC_ENOTBUILT, "this tipc has no image loader yet; use DataLoader.synthetic=true");
-#endif
 }
 
 enum tipc_status source_next(struct source *s, const struct batch **out)
 {
-    if (!s->synthetic) {
-#ifdef TIPC_HAVE_LOADER
-        return loader_next(s->L, out);
-#endif
-    }
+    if (!s->synthetic) return loader_next(s->L, out);
     if (s->step == s->steps_per_epoch) {
         s->step = 0;
         s->epoch++;
@@ -138,10 +140,8 @@ const char *source_describe(const struct source *s)
 void source_free(struct source *s)
 {
     if (!s) return;
-#ifdef TIPC_HAVE_LOADER
     if (s->L) loader_free(s->L);
     dataset_free(&s->ds);
-#endif
     free(s->images);
     free(s->labels);
     free(s->order);

@@ -7,11 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* main's first dataset.h has a slash-star inside its comment (fixed on the data branch) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wcomment"
 #include "../data/loader.h"
-#pragma GCC diagnostic pop
 #include "../io/recipe.h"
 
 struct source {
