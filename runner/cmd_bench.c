@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "engine_flags.h"
 #include "../engine/core/check.h"
+#include "../engine/core/timer.h"
 #include "../engine/core/rng.h"
 #include "../engine/infer/infer.h"
 #include "../engine/model/mobilenet_v3.h"
@@ -23,12 +24,7 @@ const char usage_bench[] =
     "Defaults: batch 32, resolution 224, steps 10, warmup 2, threads = all cores, 1000 classes.\n"
     "Exit codes: 0 ok, 2 usage.\n";
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+
 
 struct bench_opts { const char *model; int batch, res, steps, warmup, threads, classes; };
 
@@ -62,9 +58,9 @@ static double bench_train(const struct bench_opts *o)
     for (int i = 0; i < o->batch; i++) y[i] = i % o->classes;
     double t0 = 0, ts = 0;
     for (int s = 0; s < o->warmup + o->steps; s++) {
-        if (s == o->warmup) t0 = now_s();
-        if (s > o->warmup) g_steps[s - o->warmup - 1] = now_s() - ts;
-        ts = now_s();
+        if (s == o->warmup) t0 = now_seconds();
+        if (s > o->warmup) g_steps[s - o->warmup - 1] = now_seconds() - ts;
+        ts = now_seconds();
         net_set_input_u8(&net, img, o->batch);
         net.dropout_seed = (uint64_t)s * 1000003u;
         net_forward(&net, o->batch);
@@ -72,8 +68,8 @@ static double bench_train(const struct bench_opts *o)
         net_backward(&net, o->batch, 0.0f);
         net.be.ops->sgd_step(net.be.ctx, net.params, net.mom, net.grads, net.nparams, 0.01f, 0.9f, 1e-5f);
     }
-    double dt = now_s() - t0;
-    g_steps[o->steps - 1] = now_s() - ts;
+    double dt = now_seconds() - t0;
+    g_steps[o->steps - 1] = now_seconds() - ts;
     printf("# acts %.1f MB, params %zu\n", net.nacts * 4.0 / 1e6, net.nparams);
     free(img);
     free(y);
@@ -96,14 +92,14 @@ static double bench_infer(const struct bench_opts *o)
     fill_images(img, ni, 7);
     double t0 = 0, ts = 0;
     for (int s = 0; s < o->warmup + o->steps; s++) {
-        if (s == o->warmup) t0 = now_s();
-        if (s > o->warmup) g_steps[s - o->warmup - 1] = now_s() - ts;
-        ts = now_s();
+        if (s == o->warmup) t0 = now_seconds();
+        if (s > o->warmup) g_steps[s - o->warmup - 1] = now_seconds() - ts;
+        ts = now_seconds();
         infer_set_input_u8(&m, img, o->batch);
         infer_forward(&m, o->batch);
     }
-    double dt = now_s() - t0;
-    g_steps[o->steps - 1] = now_s() - ts;
+    double dt = now_seconds() - t0;
+    g_steps[o->steps - 1] = now_seconds() - ts;
     free(img);
     infer_free(&m);
     return dt;

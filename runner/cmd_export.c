@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "engine_flags.h"
 #include "../engine/core/check.h"
+#include "../prepare/fsutil.h"
 #include "../engine/infer/infer.h"
 #include "../engine/io/checkpoint.h"
 #include "../engine/io/onnx.h"
@@ -26,17 +27,6 @@ const char usage_export[] =
     "  --img-size R      input resolution of the exported graph (default: the checkpoint's)\n"
     "  --num-classes K   must match the checkpoint when given\n"
     "Exit codes: 0 ok, 2 usage, 5 checkpoint unreadable/corrupt/other model or output not writable.\n";
-
-static enum tipc_status make_dir(const char *dir)
-{
-    char *p = xstrdup(dir);
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') *s = 0, mkdir(p, 0755), *s = '/';
-    enum tipc_status st = TIPC_OK;
-    if (mkdir(p, 0755) && errno != EEXIST) st = error_msg(TIPC_EIO, "cannot create '%s': %s", dir, strerror(errno));
-    free(p);
-    return st;
-}
 
 int cmd_export(int argc, char **argv)
 {
@@ -78,7 +68,7 @@ int cmd_export(int argc, char **argv)
         infer_from_net(&m, &net, 1);
         snprintf(m.model, sizeof m.model, "%s", "mobilenet_v3_small");
         m.width_mult = meta.width_mult;
-        st = make_dir(dir);
+        st = mkdir_p(dir);
     }
     if (st == TIPC_OK) {
         char *p = xasprintf("%s/inference.tipc", dir), *q = xasprintf("%s/inference.onnx", dir);

@@ -18,6 +18,7 @@
 #include "engine_flags.h"
 #include "version.h"
 #include "../engine/core/check.h"
+#include "../engine/core/timer.h"
 #include "../engine/data/jpeg.h"
 #include "../engine/infer/infer.h"
 #include "../engine/core/banned.h"
@@ -36,12 +37,7 @@ const char usage_infer[] =
     "Output per image: 'image_name: P, class_id: C, prob: X' then 'top-K: id (prob), ...'.\n"
     "Exit codes: 0 ok, 2 usage, 3 unreadable image, 5 model unreadable/corrupt, 7 gpu not built.\n";
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+
 
 struct infer_flags {
     const char *model_dir, *img_path, *in_raw, *out_raw;
@@ -230,15 +226,15 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
     }
     for (int i = 0; st == TIPC_OK && i < n; i += f->batch) {
         int b = n - i < f->batch ? n - i : f->batch;
-        t0 = now_s();
+        t0 = now_seconds();
         for (int j = 0; j < b && st == TIPC_OK; j++) st = load_image(paths[i + j], resize, crop, img + (size_t)j * R * R * 3);
         if (st != TIPC_OK) break;
         infer_set_input_u8(&m, img, b);
-        double t1 = now_s();
+        double t1 = now_seconds();
         infer_forward(&m, b);
-        double t2 = now_s();
+        double t2 = now_seconds();
         for (int j = 0; j < b; j++) print_result(paths[i + j], infer_output(&m) + (size_t)j * m.num_classes, m.num_classes, f->topk);
-        double t3 = now_s();
+        double t3 = now_seconds();
         tm[0] += t1 - t0, tm[1] += t2 - t1, tm[2] += t3 - t2;
         runs++;
     }

@@ -12,15 +12,10 @@
 #include "source.h"
 #include "trainer.h"
 #include "../core/check.h"
+#include "../core/timer.h"
+#include "../../prepare/fsutil.h"
 #include "../io/checkpoint.h"
 #include "../core/banned.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* top-1 / top-5 hits of one batch from host logits (n, K) */
 static void topk_hits(const float *logits, const int32_t *y, int n, int K, int *h1, int *h5)
@@ -72,22 +67,6 @@ static enum tipc_status evaluate(struct net *net, struct source *val, double *ac
     return st;
 }
 
-static enum tipc_status make_dir(const char *dir)
-{
-    char *p = xstrdup(dir);
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = 0;
-            mkdir(p, 0755);
-            *s = '/';
-        }
-    int rc = mkdir(p, 0755);
-    enum tipc_status st = TIPC_OK;
-    if (rc && errno != EEXIST) st = error_msg(TIPC_EIO, "cannot create output directory '%s': %s", dir, strerror(errno));
-    free(p);
-    return st;
-}
-
 static void fill_meta(struct ckpt_meta *m, const struct recipe *r)
 {
     memset(m, 0, sizeof *m);
@@ -126,11 +105,11 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
     float *logits = xmalloc(sizeof(float) * (size_t)net->N * K);
     struct step_stats ss = {0};
     enum tipc_status st = TIPC_OK;
-    double t_end = now_s();
+    double t_end = now_seconds();
     for (int it = 0; it < spe; it++) {
         const struct batch *b;
         if ((st = source_next(tr, &b)) != TIPC_OK || (st = check_labels(tr, b, K)) != TIPC_OK) break;
-        double t_read = now_s();
+        double t_read = now_seconds();
         double lr = recipe_lr(r, m->epoch + (double)it / spe);
         net->train = true;
         net->dropout_seed = rng_u64(rng);
@@ -150,7 +129,7 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         net->be.ops->sgd_step(net->be.ctx, net->params, net->mom, net->grads, net->nparams, (float)lr,
                               (float)r->momentum, (float)r->weight_decay);
         m->step++;
-        double t_done = now_s();
+        double t_done = now_seconds();
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
         ss.loss += loss, ss.seen += b->n, ss.steps++;
         topk_hits(logits, b->labels, b->n, K, &ss.h1, &ss.h5);
@@ -215,7 +194,7 @@ enum tipc_status train_run(const struct train_opts *o)
         if ((st = evaluate(&net, &val, &a1, &a5)) == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
-    if ((st = make_dir(r->output_dir)) != TIPC_OK) goto out;
+    if ((st = mkdir_p(r->output_dir)) != TIPC_OK) goto out;
     while (m.epoch < r->epochs) {
         if ((st = train_epoch(o, &net, &tr, &m.rng, &m)) != TIPC_OK) goto out;
         m.epoch++;
