@@ -169,9 +169,9 @@ const struct backend_ops backend_cpu_ops = {
 
 void backend_cpu_set_threads(int threads)
 {
+    openblas_set_num_threads(1); /* gemm_cpu splits products across the OpenMP team itself */
     if (threads <= 0) return;
     omp_set_num_threads(threads);
-    openblas_set_num_threads(threads);
 }
 
 void backend_cpu_fix_blas(void)

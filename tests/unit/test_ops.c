@@ -2,7 +2,10 @@
  * (ggml's MODE_GRAD), and each conv path's forward against a naive direct convolution. */
 #include "testutil.h"
 
+#include <omp.h>
+
 #include "../../engine/ops/ops.h"
+#include "../../engine/ops/cpu/gemm.h"
 
 /* deterministic uniform in [-1, 1) */
 static uint64_t rs = 88172645463325252ULL;
@@ -313,6 +316,32 @@ static void test_sgd(void **state)
     assert_allclose(p, want_p, 2, 1e-6, 1e-6, "sgd params");
 }
 
+/* gemm_cpu's split paths (rows, columns, each transpose) against a naive product */
+static void test_gemm_split(void **state)
+{
+    int shapes[2][3] = {{2000, 64, 48}, {40, 2000, 80}};
+    omp_set_num_threads(2);
+    for (int sh = 0; sh < 2; sh++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
+                float *A = rnd((size_t)M * K), *B = rnd((size_t)K * N), *C = rnd((size_t)M * N);
+                float *want = malloc(sizeof(float) * (size_t)M * N);
+                int lda = ta ? M : K, ldb = tb ? K : N;
+                for (int m = 0; m < M; m++)
+                    for (int n = 0; n < N; n++) {
+                        double acc = 0.5 * C[(size_t)m * N + n]; /* beta 0.5 */
+                        for (int k = 0; k < K; k++)
+                            acc += (double)(ta ? A[(size_t)k * lda + m] : A[(size_t)m * lda + k]) *
+                                   (tb ? B[(size_t)n * ldb + k] : B[(size_t)k * ldb + n]);
+                        want[(size_t)m * N + n] = (float)acc;
+                    }
+                gemm_cpu(ta, tb, M, N, K, A, lda, B, ldb, 0.5f, C, N);
+                assert_allclose(C, want, (size_t)M * N, 1e-4, 1e-4, "gemm_cpu");
+                free(A); free(B); free(C); free(want);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_activations),   cmocka_unit_test(test_scale_pool),
         cmocka_unit_test(test_linear),        cmocka_unit_test(test_add_dropout),
         cmocka_unit_test(test_xent),          cmocka_unit_test(test_sgd),
+        cmocka_unit_test(test_gemm_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

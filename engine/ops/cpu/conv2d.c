@@ -2,10 +2,10 @@
  * Three paths: pointwise (one sgemm over the whole batch), depthwise (own kernel, vectorised
  * over channels), and the general grouped case through im2col + sgemm (the stem conv).
  * Not here: bias (MobileNetV3 convs have none; BN follows), dilation. */
-#include <cblas.h>
 #include <omp.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "../ops.h"
 
 /* 16 floats in (one AVX-512 or two AVX) registers: GCC vector extension, so accumulators stay
@@ -260,8 +260,7 @@ void conv2d_forward_cpu(float *out, const float *in, const float *w, const struc
     int M = d->N * d->Ho * d->Wo;
     if (is_pointwise(d)) {
         /* out (M, Cout) = in (M, Cin) . w^T */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, d->Cout, d->Cin, 1.0f, in, d->Cin, w,
-                    d->Cin, 0.0f, out, d->Cout);
+        gemm_cpu(0, 1, M, d->Cout, d->Cin, in, d->Cin, w, d->Cin, 0.0f, out, d->Cout);
         return;
     }
     if (is_depthwise(d)) {
@@ -275,8 +274,7 @@ void conv2d_forward_cpu(float *out, const float *in, const float *w, const struc
     int Cog = d->Cout / d->groups, Kd = (d->Cin / d->groups) * d->K * d->K;
     for (int g = 0; g < d->groups; g++) {
         im2col(scratch, in, d, g);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, Cog, Kd, 1.0f, scratch, Kd,
-                    w + (size_t)g * Cog * Kd, Kd, 0.0f, out + (size_t)g * Cog, d->Cout);
+        gemm_cpu(0, 1, M, Cog, Kd, scratch, Kd, w + (size_t)g * Cog * Kd, Kd, 0.0f, out + (size_t)g * Cog, d->Cout);
     }
 }
 
@@ -288,11 +286,9 @@ void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *
     if (din && !acc && !is_pointwise(d)) memset(din, 0, sizeof(float) * (size_t)d->N * d->H * d->W * d->Cin);
     if (is_pointwise(d)) {
         /* dw (Cout, Cin) += dout^T (Cout, M) . in (M, Cin); din (M, Cin) += dout . w */
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, d->Cout, d->Cin, M, 1.0f, dout, d->Cout, in,
-                    d->Cin, 1.0f, dw, d->Cin);
+        gemm_cpu(1, 0, d->Cout, d->Cin, M, dout, d->Cout, in, d->Cin, 1.0f, dw, d->Cin);
         if (din)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, d->Cin, d->Cout, 1.0f, dout, d->Cout,
-                        w, d->Cin, acc ? 1.0f : 0.0f, din, d->Cin);
+            gemm_cpu(0, 0, M, d->Cin, d->Cout, dout, d->Cout, w, d->Cin, acc ? 1.0f : 0.0f, din, d->Cin);
         return;
     }
     if (is_depthwise(d)) {
@@ -303,12 +299,10 @@ void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *
     for (int g = 0; g < d->groups; g++) {
         const float *go = dout + (size_t)g * Cog;
         im2col(scratch, in, d, g);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Cog, Kd, M, 1.0f, go, d->Cout, scratch, Kd, 1.0f,
-                    dw + (size_t)g * Cog * Kd, Kd);
+        gemm_cpu(1, 0, Cog, Kd, M, go, d->Cout, scratch, Kd, 1.0f, dw + (size_t)g * Cog * Kd, Kd);
         if (!din) continue;
         /* dcol (M, Kd) = dout_g (M, Cog) . w_g (Cog, Kd), reusing the im2col scratch */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, Kd, Cog, 1.0f, go, d->Cout,
-                    w + (size_t)g * Cog * Kd, Kd, 0.0f, scratch, Kd);
+        gemm_cpu(0, 0, M, Kd, Cog, go, d->Cout, w + (size_t)g * Cog * Kd, Kd, 0.0f, scratch, Kd);
         col2im_add(din, scratch, d, g);
     }
 }
