@@ -114,11 +114,19 @@ static void conv_case(int N, int H, int W, int Cin, int Cout, int K, int stride,
 }
 
 static void test_conv_general(void **state) { conv_case(2, 5, 6, 4, 6, 3, 2, 1, 2); }
-static void test_conv_stem(void **state) { conv_case(2, 8, 8, 3, 8, 3, 2, 1, 1); }
+static void test_conv_stem(void **state)
+{
+    conv_case(2, 8, 8, 3, 8, 3, 2, 1, 1);     /* Cout tail (< 16) */
+    conv_case(1, 12, 14, 3, 16, 3, 2, 1, 1);  /* 4-pixel interior blocks */
+    conv_case(1, 7, 11, 3, 32, 3, 1, 1, 1);
+}
 static void test_conv_depthwise(void **state)
 {
     conv_case(2, 5, 5, 10, 10, 5, 1, 2, 10);
     conv_case(2, 7, 6, 17, 17, 3, 2, 1, 17);
+    conv_case(1, 6, 13, 32, 32, 3, 1, 1, 32);  /* 4-pixel interior blocks, 16-channel chunks */
+    conv_case(1, 9, 19, 48, 48, 5, 2, 2, 48);
+    conv_case(1, 5, 12, 24, 24, 3, 1, 1, 24); /* chunks + channel tail */
 }
 static void test_conv_pointwise(void **state) { conv_case(3, 4, 3, 5, 7, 1, 1, 0, 1); }
 

@@ -3,6 +3,10 @@
  * over channels), and the general grouped case through im2col + sgemm (the stem conv).
  * Not here: bias (MobileNetV3 convs have none; BN follows), dilation. */
 #include <omp.h>
+
+/* -std=c11 turns off FMA contraction; the conv kernels are chains of multiply-adds */
+#pragma GCC optimize("fp-contract=fast")
+#include <stdbool.h>
 #include <string.h>
 
 #include "gemm.h"
@@ -144,11 +148,16 @@ static void depthwise_forward(float *out, const float *in, const float *w, const
                         st16(o + 2 * C + c0, a2);
                         st16(o + 3 * C + c0, a3);
                     }
-                    if (C16 == C) {
-                        ox += 3;
-                        continue;
-                    }
-                    /* channel tail: fall through pixel by pixel below, recomputing all channels */
+                    for (int p = 0; p < 4; p++) /* channel tail (C not a multiple of 16) */
+                        for (int c = C16; c < C; c++) {
+                            float a = 0;
+                            for (int ky = ky0; ky < ky1; ky++)
+                                for (int kx = 0; kx < K; kx++)
+                                    a += base[((size_t)ky * d->W + kx) * C + p * sx + c] * wt[(size_t)(ky * K + kx) * C + c];
+                            o[(size_t)p * C + c] = a;
+                        }
+                    ox += 3;
+                    continue;
                 }
                 if (ix0 < 0) kx0 = -ix0;
                 if (ix0 + K > d->W) kx1 = d->W - ix0;
@@ -187,6 +196,34 @@ static void direct_forward(float *out, const float *in, const float *w, const st
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {
                 float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Co;
+                int iy0 = oy * d->stride - d->pad, ix0 = ox * d->stride - d->pad;
+                bool inside4 = iy0 >= 0 && iy0 + K <= d->H && ix0 >= 0 && ox + 3 < d->Wo &&
+                               (ox + 3) * d->stride - d->pad + K <= d->W && Co % 16 == 0;
+                if (inside4) { /* four pixels, four independent accumulator chains */
+                    size_t sx = (size_t)d->stride * Ci;
+                    const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * Ci;
+                    for (int c0 = 0; c0 < Co; c0 += 16) {
+                        v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+                        for (int ky = 0; ky < K; ky++)
+                            for (int kx = 0; kx < K; kx++) {
+                                const float *ip = base + ((size_t)ky * d->W + kx) * Ci;
+                                const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
+                                for (int ci = 0; ci < Ci; ci++, wp += Co) {
+                                    v16 wv = ld16(wp);
+                                    a0 += ip[ci] * wv;
+                                    a1 += ip[ci + sx] * wv;
+                                    a2 += ip[ci + 2 * sx] * wv;
+                                    a3 += ip[ci + 3 * sx] * wv;
+                                }
+                            }
+                        st16(o + c0, a0);
+                        st16(o + Co + c0, a1);
+                        st16(o + 2 * Co + c0, a2);
+                        st16(o + 3 * Co + c0, a3);
+                    }
+                    ox += 3;
+                    continue;
+                }
                 for (int c0 = 0; c0 < Co; c0 += 16) {
                     int cn = Co - c0 < 16 ? Co - c0 : 16;
                     v16 acc = {0};
