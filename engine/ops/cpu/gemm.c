@@ -17,10 +17,10 @@ void gemm_cpu(int ta, int tb, int M, int N, int K, const float *A, int lda, cons
         cblas_sgemm(CblasRowMajor, TA, TB, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc);
         return;
     }
-    /* split the longer side of C into one block per thread (16-aligned for the kernels) */
+    /* split the longer side of C into one block per thread */
     if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* never nest two thread pools */
     bool rows = M >= N;
-    int len = rows ? M : N, blk = ((len + nt - 1) / nt + 15) / 16 * 16;
+    int len = rows ? M : N, blk = ((len + nt - 1) / nt + 3) / 4 * 4;
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int t = 0; t < nt; t++) {
         int s = t * blk, n = len - s < blk ? len - s : blk;
