@@ -59,16 +59,16 @@ static enum tipc_status read_file(struct image_decoder *d, const char *path)
     return TIPC_OK;
 }
 
-/* Smallest libjpeg-turbo scaling factor s (n/8) with s * min(box w, box h) >= need; 1 if none. */
+/* Smallest scaling factor s in {1/8, 1/4, 1/2, 1} with s * min(box w, box h) >= need. Only the
+ * power-of-two factors: libjpeg-turbo has SIMD IDCTs for them, while n/8 factors such as 7/8 or
+ * 3/4 run plain-C IDCTs (and 14x14 chroma IDCTs) that cost more than the pixels they save. */
 static void pick_scale(struct crop_box b, int need, unsigned *num, unsigned *denom)
 {
     float side = b.w < b.h ? b.w : b.h;
-    *num = 8;
-    *denom = 8;
-    for (unsigned n = 7; n >= 1; n--)
-        if ((float)n / 8.f * side >= (float)need) *num = n;
-    if (*num % 4 == 0) { *num /= 4; *denom /= 4; }   /* same factor, smaller numbers */
-    else if (*num % 2 == 0) { *num /= 2; *denom /= 2; }
+    *num = 1;
+    *denom = 1;
+    for (unsigned d = 2; d <= 8; d *= 2)
+        if (side / (float)d >= (float)need) *denom = d;
 }
 
 static void grow(void **p, size_t *cap, size_t need)

@@ -131,10 +131,10 @@ static void reference_load(const char *path, bool train, int resize, int crop, s
     struct crop_box b = train ? rrc_params(w, h, r) : eval_box(w, h, resize, crop);
     bool flip = train && data_rng_uniform(r) < 0.5;
     float side = b.w < b.h ? b.w : b.h;
-    int num = 8;
-    for (int k = 7; k >= 1; k--)
-        if (k / 8.f * side >= crop) num = k;
-    tjscalingfactor sf = {num, 8};
+    int den = 1;
+    for (int k = 2; k <= 8; k *= 2)
+        if (side / k >= crop) den = k;
+    tjscalingfactor sf = {1, den};
     int sw = TJSCALED(w, sf), sh = TJSCALED(h, sf);
     uint8_t *rgb = malloc((size_t)sw * sh * 3);
     assert_int_equal(tjDecompress2(tj, buf, n, rgb, sw, 0, sh, TJPF_RGB, TJFLAG_FASTDCT), 0);
