@@ -307,6 +307,60 @@ static void test_bad_images_error_with_list_line_or_skip(void **state)
     dataset_free(&ds);
 }
 
+static void test_failure_in_a_later_step_does_not_hang(void **state)
+{
+    char dir[300], p[400];
+    snprintf(dir, sizeof dir, "%s/late", root);
+    mkdir_p(dir);
+    snprintf(p, sizeof p, "%s/train_list.txt", dir);
+    FILE *f = fopen(p, "w");
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "%s 0\n", i == 5 ? "missing.jpg" : "../lite/train/00_hstripes_000deg/00000.jpg");
+    fclose(f);
+    struct dataset ds;
+    assert_int_equal(dataset_open(&ds, dir, true), TIPC_OK);
+    struct loader_config c = {.batch_size = 4, .crop = 16, .resize = 16, .train = false, .world = 1,
+                              .seed = 1, .threads = 3, .prefetch = 3};
+    struct loader *L;
+    const struct batch *b;
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
+    enum tipc_status s0 = loader_next(L, &b), s1 = loader_next(L, &b);
+    loader_free(L);
+    char *err = capture_stderr_end(&cap);
+    assert_int_equal(s0, TIPC_OK);
+    assert_int_equal(s1, TIPC_EDATA);
+    assert_non_null(strstr(err, "train_list.txt:6: image"));
+    assert_null(strstr(strstr(err, "train_list.txt:6:") + 1, "train_list.txt:6:"));   /* reported once */
+    free(err);
+    dataset_free(&ds);
+}
+
+static void test_grayscale_jpeg_becomes_rgb(void **state)
+{
+    uint8_t gray[48 * 40];
+    for (int i = 0; i < 48 * 40; i++) gray[i] = (uint8_t)(i % 48 * 5);
+    tjhandle tj = tjInitCompress();
+    unsigned char *jpg = NULL;
+    unsigned long n = 0;
+    assert_int_equal(tjCompress2(tj, gray, 48, 0, 40, TJPF_GRAY, &jpg, &n, TJSAMP_GRAY, 95, 0), 0);
+    tjDestroy(tj);
+    char p[400];
+    snprintf(p, sizeof p, "%s/gray.jpg", root);
+    FILE *f = fopen(p, "wb");
+    fwrite(jpg, 1, n, f);
+    fclose(f);
+    tjFree(jpg);
+    uint8_t out[32 * 32 * 3];
+    assert_int_equal(image_load_eval(p, 40, 32, out), TIPC_OK);
+    for (int i = 0; i < 32 * 32; i++) {
+        assert_int_equal(out[3 * i], out[3 * i + 1]);
+        assert_int_equal(out[3 * i], out[3 * i + 2]);
+    }
+    assert_true(out[3 * 31] > out[0] + 100);   /* the left-to-right ramp survived */
+}
+
 static void test_drop_last_and_bad_settings(void **state)
 {
     struct dataset ds;
@@ -347,6 +401,8 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_batches_any_thread_count),
         cmocka_unit_test(test_ranks_cover_the_dataset_through_the_loader),
         cmocka_unit_test(test_bad_images_error_with_list_line_or_skip),
+        cmocka_unit_test(test_failure_in_a_later_step_does_not_hang),
+        cmocka_unit_test(test_grayscale_jpeg_becomes_rgb),
         cmocka_unit_test(test_drop_last_and_bad_settings),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
