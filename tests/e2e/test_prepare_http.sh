@@ -20,6 +20,12 @@ expect 0 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$T
 contains "$OUT" "already there"
 [ "$(requests /files/blob.bin)" -eq "$n" ] || fail "second prepare hit the server"
 
+echo "# offline: --url makes no request"
+n=$(requests /files/)
+expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d0" --offline
+contains "$OUT" "offline (--offline or TIPC_OFFLINE=1), not fetching"
+[ "$(requests /files/)" -eq "$n" ] || fail "--offline made a request"
+
 echo "# 404: clear error, exit 3, nothing left"
 expect 3 "$TIPC" prepare --url "$BASE/files/nope.bin" --sha256 "$SHA" --dest "$TMPDIR/d2" $Q
 contains "$OUT" "cannot fetch '$BASE/files/nope.bin': server answered HTTP 404"
