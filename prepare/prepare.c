@@ -3,6 +3,10 @@
 #include "prepare.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,8 +169,50 @@ static enum tipc_status fallback(const struct manifest *m, const struct manifest
     return TIPC_EDATA;
 }
 
+/* Serialise prepares of one item (several ranks or nodes sharing a working directory run
+ * `tipc run` at once): an flock on "<dest>.lock", held until the item is done. Under it, leftovers
+ * of an interrupted prepare ("<dest>.tmp-*", "<dest>.old-*") are removed. -1 when unlockable. */
+static int lock_item(const char *dest)
+{
+    char *dir = path_dirname(dest);
+    mkdir_p(dir);
+    free(dir);
+    char *path = xasprintf("%s.lock", dest);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        warning_msg("cannot lock '%s' (%s); preparing without a lock", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        fd = -1;
+    }
+    free(path);
+    static const char *const leftovers[] = {"tmp", "old"};   /* mkdtemp_beside, publish_dir */
+    for (int k = 0; fd >= 0 && k < 2; k++) {
+        char *pattern = xasprintf("%s.%s-*", dest, leftovers[k]);
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) == 0) {
+            for (size_t i = 0; i < g.gl_pathc; i++)
+                if (rm_rf(g.gl_pathv[i]) != 0) warning_msg("cannot remove leftover '%s'", g.gl_pathv[i]);
+            globfree(&g);
+        }
+        free(pattern);
+    }
+    return fd;
+}
+
+static enum tipc_status prepare_item_locked(const struct manifest *m, const struct manifest_item *it,
+                                            const struct prepare_opts *o);
+
 static enum tipc_status prepare_item(const struct manifest *m, const struct manifest_item *it,
                                      const struct prepare_opts *o)
+{
+    int fd = it->weights && it->n_urls == 0 ? -1 : lock_item(it->dest);   /* nothing to write: no lock */
+    enum tipc_status st = prepare_item_locked(m, it, o);
+    if (fd >= 0) close(fd);   /* releases the lock */
+    return st;
+}
+
+static enum tipc_status prepare_item_locked(const struct manifest *m, const struct manifest_item *it,
+                                            const struct prepare_opts *o)
 {
     char why[256];
     int ready = item_ready(it, why, sizeof why);
