@@ -74,6 +74,8 @@ static void test_errors_name_line(void **state)
     expect_error(HEAD "      d:\n        archive: rar\n        dest: d\n    modes: {}\n", "m", TIPC_EUSAGE,
                  "archive must be none, tar, tar.gz or zip");
     expect_error(HEAD "      d:\n        url: x\n    modes: {}\n", "m", TIPC_EUSAGE, "item 'd' has no 'dest'");
+    expect_error(HEAD "      d:\n        url: x\n        sha256: " SHA "\n        dest: d\n    modes: {}\n", "m", TIPC_EUSAGE,
+                 "a dataset download needs 'archive'");
     expect_error(HEAD "      d:\n        dest: d\n        synthetic: {classes: many}\n    modes: {}\n", "m", TIPC_EUSAGE,
                  ":7: 'classes' must be an integer");
     expect_error(HEAD "      d:\n        dest: d\n    modes:\n      x: [e]\n", "m", TIPC_EUSAGE,

@@ -75,6 +75,20 @@ static void test_offline_by_default_never_tries_http(void **state)
     out = run(TIPC_OK);
     assert_non_null(strstr(out, "'data/d' is ready"));
     free(out);
+    /* the manifest's synthetic parameters change: the dataset is made again */
+    FILE *f = fopen("configs/datasets.yaml", "r+");
+    char text[2048] = "";
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    char *p = strstr(text, "classes: 2");
+    p[9] = '3';
+    rewind(f);
+    fputs(text, f);
+    fclose(f);
+    out = run(TIPC_OK);
+    assert_non_null(strstr(out, "which the manifest no longer lists; redoing it"));
+    assert_non_null(strstr(out, "made the synthetic default (3 classes"));
+    free(out);
 }
 
 static void test_online_when_asked_then_fallback(void **state)
