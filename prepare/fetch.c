@@ -77,8 +77,10 @@ static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_
         fprintf(stderr, "\r  [%s] %3.0f%% %.1f/%.1f MB %.2f MB/s", bar, 100 * got / total, got, total, rate);
     } else if (p->tty) {
         fprintf(stderr, "\r  %.1f MB %.2f MB/s", got, rate);
-    } else {
+    } else if (dltotal > 0) {
         fprintf(stderr, "  %s: %.1f of %.1f MB, %.2f MB/s\n", p->name, got, total, rate);
+    } else {
+        fprintf(stderr, "  %s: %.1f MB, %.2f MB/s\n", p->name, got, rate);
     }
     return 0;
 }

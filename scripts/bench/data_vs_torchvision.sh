@@ -31,12 +31,14 @@ fi
 
 W=$ROOT/build/bench/data
 mkdir -p "$W"
-[ -f "$W/synthetic/train_list.txt" ] || "$TIPC" prepare --synthetic "$W/synthetic" --train-per-class 30 >/dev/null
-sets=("synthetic:$W/synthetic:64:10:600")
+SYN=$W/synthetic-30-10
+[ -f "$SYN/train_list.txt" ] || "$TIPC" prepare --synthetic "$SYN" --train-per-class 30 --val-per-class 10 >/dev/null
+# name:dir:batch:steps:images:transforms (tipc decodes steps*batch images, torchvision `images`)
+sets=("synthetic:$SYN:64:10:600:train" "synthetic:$SYN:50:12:600:eval")
 for tar in ../shared/data/lite_data.tar ../../shared/data/lite_data.tar; do
     if [ -f "$tar" ]; then
         [ -d "$W/lite_data" ] || tar -C "$W" -xf "$tar"
-        sets+=("lite_data:$W/lite_data:16:40:640")
+        sets+=("lite_data:$W/lite_data:16:40:640:train")
         break
     fi
 done
@@ -44,28 +46,31 @@ done
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 rate() { sed -n 's/.*: \([0-9.]*\) img\/s.*/\1/p' | head -1; }
 
-printf '# data pipeline, train transforms at 224 px, one thread each, median of %d alternating rounds\n' "$ROUNDS"
+printf '# data pipeline at 224 px (train: RandomResizedCrop + flip; eval: Resize(256) + CenterCrop(224)),\n'
+printf '# one thread each, median of %d alternating rounds\n' "$ROUNDS"
 printf '# %s, %s cores, torch %s, torchvision %s, pillow %s\n' "$(date -u +%F)" "$(nproc)" \
     "$("$PY" -c 'import torch; print(torch.__version__)')" "$("$PY" -c 'import torchvision; print(torchvision.__version__)')" \
     "$("$PY" -c 'import PIL; print(PIL.__version__)')"
-printf '%-10s %7s %16s %20s %7s %18s\n' dataset images "tipc img/s/core" "torchvision img/s/core" ratio "tipc all cores"
+printf '%-10s %-6s %7s %16s %20s %7s %18s\n' dataset split images "tipc img/s/core" "torchvision img/s/core" ratio "tipc all cores"
 for s in "${sets[@]}"; do
-    IFS=: read -r name dir batch steps n <<<"$s"
+    IFS=: read -r name dir batch steps n mode <<<"$s"
+    flag=() split=train
+    [ "$mode" = eval ] && flag=(--eval) && split=val
     ours=() theirs=()
-    coproc PEER { "$PY" "$ROOT/scripts/bench/data_vs_torchvision.py" "$dir" "$n" train --serve; }
+    coproc PEER { "$PY" "$ROOT/scripts/bench/data_vs_torchvision.py" "$dir" "$n" "$mode" --serve; }
     read -r ready <&"${PEER[0]}"
     [ "$ready" = ready ] || { echo "data_vs_torchvision.py did not start" >&2; exit 1; }
     for _ in $(seq "$ROUNDS"); do
-        ours+=("$("$TIPC" prepare --bench-loader "$dir" --threads 1 --batch-size "$batch" --steps "$steps" | rate)")
+        ours+=("$("$TIPC" prepare --bench-loader "$dir" --threads 1 --batch-size "$batch" --steps "$steps" "${flag[@]}" | rate)")
         echo go >&"${PEER[1]}"
         read -r line <&"${PEER[0]}"
         theirs+=("$(rate <<<"$line")")
     done
     exec {PEER[1]}>&-
     wait "$PEER_PID" 2>/dev/null || true
-    all=$("$TIPC" prepare --bench-loader "$dir" --threads 0 --batch-size "$batch" --steps "$steps" | rate)
+    all=$("$TIPC" prepare --bench-loader "$dir" --threads 0 --batch-size "$batch" --steps "$steps" "${flag[@]}" | rate)
     o=$(printf '%s\n' "${ours[@]}" | median)
     t=$(printf '%s\n' "${theirs[@]}" | median)
-    count=$(find "$dir/train" -iname '*.jp*g' | wc -l)
-    printf '%-10s %7d %16.1f %20.1f %6.2fx %18.1f\n' "$name" "$count" "$o" "$t" "$(echo "$o / $t" | bc -l)" "$all"
+    count=$(find "$dir/$split" -iname '*.jp*g' | wc -l)
+    printf '%-10s %-6s %7d %16.1f %20.1f %6.2fx %18.1f\n' "$name" "$mode" "$count" "$o" "$t" "$(echo "$o / $t" | bc -l)" "$all"
 done
