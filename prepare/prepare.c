@@ -28,6 +28,7 @@ void prepare_opts_default(struct prepare_opts *o)
     const char *e = getenv("TIPC_OFFLINE");
     bool b = false;
     if (e && *e && parse_bool(e, &b)) o->offline = b;
+    else if (e && *e) warning_msg("ignoring TIPC_OFFLINE='%s': use 1/true or 0/false", e);
     fetch_opts_default(&o->fetch);
 }
 
