@@ -114,6 +114,17 @@ static enum attempt classify(CURLcode rc, long http, char *why, size_t n, const 
     }
 }
 
+/* fwrite that remembers why a write failed (disk full, quota), for the message. */
+struct sink { FILE *f; int err; };
+
+static size_t on_write(char *data, size_t size, size_t n, void *sink_)
+{
+    struct sink *k = sink_;
+    size_t w = fwrite(data, size, n, k->f);
+    if (w != n && !k->err) k->err = errno ? errno : EIO;
+    return w * size;
+}
+
 static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o,
                                  char *why, size_t nwhy)
 {
@@ -139,7 +150,9 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, f);  /* default write callback = fwrite */
+    struct sink sink = {f, 0};
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)have);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -150,8 +163,9 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
     curl_easy_cleanup(c);
     if (pr.tty && !o->quiet) fputc('\n', stderr);
-    if (fclose(f) != 0 && rc == CURLE_OK) {
-        snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(errno));
+    if (fclose(f) != 0 && !sink.err) sink.err = errno;
+    if (sink.err) {
+        snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(sink.err));
         return ATTEMPT_FATAL;
     }
     return classify(rc, http, why, nwhy, errbuf);

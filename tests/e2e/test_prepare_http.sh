@@ -63,6 +63,12 @@ secs=$(( $(date +%s) - start ))
 contains "$OUT" "too slow"
 [ "$secs" -le 8 ] || fail "the low-speed timeout took ${secs}s"
 
+echo "# disk full while writing: the path and the reason, nothing left"
+mkdir -p "$TMPDIR/d10" && ln -s /dev/full "$TMPDIR/d10/blob.bin.part"
+expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d10" $Q
+contains "$OUT" "cannot write '$TMPDIR/d10/blob.bin.part': No space left on device"
+[ -z "$(ls -A "$TMPDIR/d10")" ] || fail "disk full left: $(ls -A "$TMPDIR/d10")"
+
 echo "# redirect loop, refused connection, bad usage"
 expect 3 "$TIPC" prepare --url "$BASE/redirect/0" --sha256 "$SHA" --dest "$TMPDIR/d8" $Q
 contains "$OUT" "redirect"
