@@ -210,6 +210,12 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
     if (st != TIPC_OK) return TIPC_EDATA;
     fetch_global_init();
     char *part = xasprintf("%s.part", dest);
+    char have[65];
+    if (is_file(part) && sha256_file(part, have) == TIPC_OK && strcasecmp(have, sha256) == 0) {
+        st = verify_into_place(url, part, dest, sha256);   /* complete, only the rename was missed */
+        free(part);
+        return st;
+    }
     char why[CURL_ERROR_SIZE + 64] = "";
     long delay = o->backoff_ms;
     int restarts = 0;

@@ -45,6 +45,13 @@ expect 0 "$TIPC" prepare --url "$BASE/cut/blob.bin" --sha256 "$SHA" --dest "$TMP
 cmp "$SRV/blob.bin" "$TMPDIR/d4/blob.bin" || fail "resumed file differs"
 [ ! -e "$TMPDIR/d4/blob.bin.part" ] || fail ".part left behind"
 
+echo "# a complete .part (interrupted before the rename) is used without a request"
+mkdir -p "$TMPDIR/d11" && cp "$SRV/blob.bin" "$TMPDIR/d11/blob.bin.part"
+n=$(requests /files/blob.bin)
+expect 0 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d11" $Q
+[ "$(requests /files/blob.bin)" -eq "$n" ] || fail "a complete .part was downloaded again"
+cmp "$SRV/blob.bin" "$TMPDIR/d11/blob.bin" || fail "d11 differs"
+
 echo "# a stale .part and a server that ignores Range: started over"
 mkdir -p "$TMPDIR/d5" && head -c 1000 /dev/zero >"$TMPDIR/d5/blob.bin.part"
 expect 0 "$TIPC" prepare --url "$BASE/norange/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d5" --retries 0 $Q
