@@ -179,7 +179,8 @@ enum tipc_status extract_archive(const char *archive, const char *target, const 
     if (!tmp) return TIPC_EDATA;
     enum tipc_status st = unpack(archive, tmp);
     char *src = subdir ? xasprintf("%s/%s", tmp, subdir) : xstrdup(tmp);
-    if (st == TIPC_OK && !is_dir(src))
+    struct stat sb;
+    if (st == TIPC_OK && (lstat(src, &sb) != 0 || !S_ISDIR(sb.st_mode)))   /* a real folder, not a link */
         st = error_msg(TIPC_EDATA, "'%s': has no folder '%s'", archive, subdir);
     if (st == TIPC_OK && publish_dir(src, target) != TIPC_OK) st = TIPC_EDATA;
     if (rm_rf(tmp) != 0) warning_msg("cannot remove temporary '%s'", tmp);

@@ -77,8 +77,10 @@ static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_
         fprintf(stderr, "\r  [%s] %3.0f%% %.1f/%.1f MB %.2f MB/s", bar, 100 * got / total, got, total, rate);
     } else if (p->tty) {
         fprintf(stderr, "\r  %.1f MB %.2f MB/s", got, rate);
-    } else {
+    } else if (dltotal > 0) {
         fprintf(stderr, "  %s: %.1f of %.1f MB, %.2f MB/s\n", p->name, got, total, rate);
+    } else {
+        fprintf(stderr, "  %s: %.1f MB, %.2f MB/s\n", p->name, got, rate);
     }
     return 0;
 }
@@ -112,6 +114,17 @@ static enum attempt classify(CURLcode rc, long http, char *why, size_t n, const 
     }
 }
 
+/* fwrite that remembers why a write failed (disk full, quota), for the message. */
+struct sink { FILE *f; int err; };
+
+static size_t on_write(char *data, size_t size, size_t n, void *sink_)
+{
+    struct sink *k = sink_;
+    size_t w = fwrite(data, size, n, k->f);
+    if (w != n && !k->err) k->err = errno ? errno : EIO;
+    return w * size;
+}
+
 static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o,
                                  char *why, size_t nwhy)
 {
@@ -137,7 +150,9 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, f);  /* default write callback = fwrite */
+    struct sink sink = {f, 0};
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)have);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -148,8 +163,9 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
     curl_easy_cleanup(c);
     if (pr.tty && !o->quiet) fputc('\n', stderr);
-    if (fclose(f) != 0 && rc == CURLE_OK) {
-        snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(errno));
+    if (fclose(f) != 0 && !sink.err) sink.err = errno;
+    if (sink.err) {
+        snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(sink.err));
         return ATTEMPT_FATAL;
     }
     return classify(rc, http, why, nwhy, errbuf);
@@ -194,6 +210,12 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
     if (st != TIPC_OK) return TIPC_EDATA;
     fetch_global_init();
     char *part = xasprintf("%s.part", dest);
+    char have[65];
+    if (is_file(part) && sha256_file(part, have) == TIPC_OK && strcasecmp(have, sha256) == 0) {
+        st = verify_into_place(url, part, dest, sha256);   /* complete, only the rename was missed */
+        free(part);
+        return st;
+    }
     char why[CURL_ERROR_SIZE + 64] = "";
     long delay = o->backoff_ms;
     int restarts = 0;

@@ -130,6 +130,8 @@ static enum tipc_status load_item(struct ctx *c, const char *name, int line, yam
     if (it->n_urls > 0 && (!it->sha256 || !sha256_is_hex(it->sha256)))
         return error_at(TIPC_EDATA, c->path, it->line, "%s has a url but no valid sha256 (64 hex digits); "
                         "refusing to use unverified downloads", what);
+    if (it->n_urls > 0 && !it->weights && !strcmp(it->archive, "none"))
+        return error_at(TIPC_EUSAGE, c->path, it->line, "%s: a dataset download needs 'archive' (tar, tar.gz or zip)", what);
     return TIPC_OK;
 }
 

@@ -3,6 +3,10 @@
 #include "prepare.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,7 @@ void prepare_opts_default(struct prepare_opts *o)
     const char *e = getenv("TIPC_OFFLINE");
     bool b = false;
     if (e && *e && parse_bool(e, &b)) o->offline = b;
+    else if (e && *e) warning_msg("ignoring TIPC_OFFLINE='%s': use 1/true or 0/false", e);
     fetch_opts_default(&o->fetch);
 }
 
@@ -83,7 +88,28 @@ static void write_marker(const char *dest, const char *source)
     free(path);
 }
 
-/* Ready: 1 prepared by us (source in `why`), 2 provided by the user, 0 not there. */
+/* The marker text of the synthetic fallback: its parameters, so a changed manifest redoes it. */
+static void synth_source(const struct manifest_item *it, char *buf, size_t n)
+{
+    const struct synth_config *s = &it->synth;
+    snprintf(buf, n, "synthetic classes=%d train_per_class=%d val_per_class=%d quality=%d seed=%llu", s->classes,
+             s->train_per_class, s->val_per_class, s->quality, (unsigned long long)s->seed);
+}
+
+/* Does the marker name a source the manifest still lists (one of its URLs, or its synthetic
+ * parameters)? A marker from an older manifest means the item is redone. */
+static bool marker_current(const struct manifest_item *it, const char *src)
+{
+    char syn[256];
+    synth_source(it, syn, sizeof syn);
+    if (it->fallback == FALLBACK_SYNTHETIC && !strcmp(src, syn)) return true;
+    for (int i = 0; i < it->n_urls; i++)
+        if (!strcmp(src, it->urls[i])) return true;
+    return false;
+}
+
+/* Ready: 1 prepared by us from a source the manifest lists (source in `why`), 2 provided by the
+ * user, 0 not there or prepared from a source the manifest no longer lists. */
 static int item_ready(const struct manifest_item *it, char *why, size_t n)
 {
     if (it->weights) {
@@ -97,7 +123,9 @@ static int item_ready(const struct manifest_item *it, char *why, size_t n)
         if (!fgets(why, (int)n, f)) why[0] = 0;
         why[strcspn(why, "\n")] = 0;
         fclose(f);
-        return 1;
+        if (marker_current(it, why)) return 1;
+        printf("prepare: '%s' was made from '%s', which the manifest no longer lists; redoing it\n", it->dest, why);
+        return 0;
     }
     char *list = xasprintf("%s/train_list.txt", it->dest), *train = xasprintf("%s/train", it->dest);
     int user = is_file(list) || is_dir(train);
@@ -128,10 +156,7 @@ static enum tipc_status from_url(const struct manifest_item *it, const char *url
     char *cache = xasprintf("%s/.tipc-cache/%s", dir, url_basename(url, name, sizeof name));
     free(dir);
     enum tipc_status st = fetch_file(url, it->sha256, cache, &o->fetch, downloaded);
-    if (st == TIPC_OK && strcmp(it->archive, "none"))
-        st = extract_archive(cache, it->dest, it->archive_root);
-    else if (st == TIPC_OK)
-        st = error_msg(TIPC_EDATA, "'%s': dataset item '%s' needs an archive type (tar, tar.gz, zip)", url, it->name);
+    if (st == TIPC_OK) st = extract_archive(cache, it->dest, it->archive_root);
     free(cache);
     return st;
 }
@@ -143,9 +168,8 @@ static enum tipc_status fallback(const struct manifest *m, const struct manifest
     case FALLBACK_SYNTHETIC: {
         double t0 = now_s();
         TRY(synth_dataset(it->dest, s));
-        char src[160];
-        snprintf(src, sizeof src, "synthetic classes=%d train_per_class=%d val_per_class=%d seed=%llu",
-                 s->classes, s->train_per_class, s->val_per_class, (unsigned long long)s->seed);
+        char src[256];
+        synth_source(it, src, sizeof src);
         write_marker(it->dest, src);
         printf("prepare: '%s': %s, made the synthetic default (%d classes, %d train + %d val JPEGs) in %.2f s\n",
                it->dest, reason, s->classes, s->classes * s->train_per_class, s->classes * s->val_per_class,
@@ -165,8 +189,50 @@ static enum tipc_status fallback(const struct manifest *m, const struct manifest
     return TIPC_EDATA;
 }
 
+/* Serialise prepares of one item (several ranks or nodes sharing a working directory run
+ * `tipc run` at once): an flock on "<dest>.lock", held until the item is done. Under it, leftovers
+ * of an interrupted prepare ("<dest>.tmp-*", "<dest>.old-*") are removed. -1 when unlockable. */
+static int lock_item(const char *dest)
+{
+    char *dir = path_dirname(dest);
+    mkdir_p(dir);
+    free(dir);
+    char *path = xasprintf("%s.lock", dest);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        warning_msg("cannot lock '%s' (%s); preparing without a lock", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        fd = -1;
+    }
+    free(path);
+    static const char *const leftovers[] = {"tmp", "old"};   /* mkdtemp_beside, publish_dir */
+    for (int k = 0; fd >= 0 && k < 2; k++) {
+        char *pattern = xasprintf("%s.%s-*", dest, leftovers[k]);
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) == 0) {
+            for (size_t i = 0; i < g.gl_pathc; i++)
+                if (rm_rf(g.gl_pathv[i]) != 0) warning_msg("cannot remove leftover '%s'", g.gl_pathv[i]);
+            globfree(&g);
+        }
+        free(pattern);
+    }
+    return fd;
+}
+
+static enum tipc_status prepare_item_locked(const struct manifest *m, const struct manifest_item *it,
+                                            const struct prepare_opts *o);
+
 static enum tipc_status prepare_item(const struct manifest *m, const struct manifest_item *it,
                                      const struct prepare_opts *o)
+{
+    int fd = it->weights && it->n_urls == 0 ? -1 : lock_item(it->dest);   /* nothing to write: no lock */
+    enum tipc_status st = prepare_item_locked(m, it, o);
+    if (fd >= 0) close(fd);   /* releases the lock */
+    return st;
+}
+
+static enum tipc_status prepare_item_locked(const struct manifest *m, const struct manifest_item *it,
+                                            const struct prepare_opts *o)
 {
     char why[256];
     int ready = item_ready(it, why, sizeof why);

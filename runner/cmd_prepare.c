@@ -160,6 +160,8 @@ int cmd_prepare(int argc, char **argv)
     if (a.url) {
         if (!a.sha256 || !a.dest || a.npos)
             return error_msg(TIPC_EUSAGE, "--url needs --sha256 HEX and --dest DIR, and no CONFIG MODE");
+        if (o.offline && strncmp(a.url, "file://", 7) != 0)
+            return error_msg(TIPC_EDATA, "'%s': offline (--offline or TIPC_OFFLINE=1), not fetching", a.url);
         return prepare_url(a.url, a.sha256, a.dest, a.extract, &o.fetch);
     }
     if (a.synthetic) {

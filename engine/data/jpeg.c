@@ -59,16 +59,16 @@ static enum tipc_status read_file(struct image_decoder *d, const char *path)
     return TIPC_OK;
 }
 
-/* Smallest libjpeg-turbo scaling factor s (n/8) with s * min(box w, box h) >= need; 1 if none. */
+/* Smallest scaling factor s in {1/8, 1/4, 1/2, 1} with s * min(box w, box h) >= need. Only the
+ * power-of-two factors: libjpeg-turbo has SIMD IDCTs for them, while n/8 factors such as 7/8 or
+ * 3/4 run plain-C IDCTs (and 14x14 chroma IDCTs) that cost more than the pixels they save. */
 static void pick_scale(struct crop_box b, int need, unsigned *num, unsigned *denom)
 {
     float side = b.w < b.h ? b.w : b.h;
-    *num = 8;
-    *denom = 8;
-    for (unsigned n = 7; n >= 1; n--)
-        if ((float)n / 8.f * side >= (float)need) *num = n;
-    if (*num % 4 == 0) { *num /= 4; *denom /= 4; }   /* same factor, smaller numbers */
-    else if (*num % 2 == 0) { *num /= 2; *denom /= 2; }
+    *num = 1;
+    *denom = 1;
+    for (unsigned d = 2; d <= 8; d *= 2)
+        if (side / (float)d >= (float)need) *denom = d;
 }
 
 static void grow(void **p, size_t *cap, size_t need)
@@ -122,7 +122,7 @@ static void read_window(struct image_decoder *d, struct jpeg_decompress_struct *
 {
     jpeg_crop_scanline(ci, xoff, cw);
     if (y0 > 0) jpeg_skip_scanlines(ci, (JDIMENSION)y0);
-    size_t stride = (size_t)*cw * 3;
+    size_t stride = (size_t)*cw * (size_t)ci->output_components;
     grow((void **)&d->rgb, &d->rgb_cap, stride * (size_t)(y1 - y0));
     while ((int)ci->output_scanline < y1) {
         JSAMPROW rows[16];
@@ -130,6 +130,16 @@ static void read_window(struct image_decoder *d, struct jpeg_decompress_struct *
         if (n > 16) n = 16;
         for (int i = 0; i < n; i++) rows[i] = d->rgb + stride * (size_t)((int)ci->output_scanline - y0 + i);
         jpeg_read_scanlines(ci, rows, (JDIMENSION)n);
+    }
+    if (ci->output_components == 4) {   /* CMYK as Adobe stores it (inverted), converted like PIL */
+        size_t npx = (size_t)*cw * (size_t)(y1 - y0);
+        uint8_t *px = d->rgb;
+        for (size_t i = 0; i < npx; i++) {   /* in place: writes at 3i never pass reads at 4i */
+            int c = px[4 * i], m = px[4 * i + 1], y = px[4 * i + 2], k = px[4 * i + 3];
+            px[3 * i] = (uint8_t)(c + k > 255 ? c + k - 255 : 0);
+            px[3 * i + 1] = (uint8_t)(m + k > 255 ? m + k - 255 : 0);
+            px[3 * i + 2] = (uint8_t)(y + k > 255 ? y + k - 255 : 0);
+        }
     }
 }
 
@@ -152,7 +162,8 @@ enum tipc_status image_decoder_load(struct image_decoder *d, const char *path, b
     struct crop_box b = train ? rrc_params(w, h, r) : eval_box(w, h, resize, crop);
     bool flip = train && data_rng_uniform(r) < 0.5;
     pick_scale(b, crop, &ci->scale_num, &ci->scale_denom);
-    ci->out_color_space = JCS_RGB;
+    bool cmyk = ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK;
+    ci->out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     ci->dct_method = JDCT_IFAST;
     jpeg_start_decompress(ci);
     int sw = (int)ci->output_width, sh = (int)ci->output_height;

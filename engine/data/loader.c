@@ -8,6 +8,7 @@
  * Not here: which items a rank sees (sampler.c), decoding and transforms (jpeg.c, augment.c). */
 #include "loader.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@ struct loader {
     bool handed;                   /* the consumer holds slot `consumed` */
     bool stop;
     long skipped;
+    long fail_step;                /* first step with a failed image (not skip_bad); workers stop after it */
+    uint8_t *warned;               /* (n) an image's failure was reported */
     enum tipc_status sticky;
 };
 
@@ -82,11 +85,16 @@ static enum tipc_status load_sample(struct loader *L, struct image_decoder *d, s
     sl->b.labels[i] = ds->labels[k];
     enum tipc_status st = image_decoder_load(d, ds->paths[k], L->c.train, L->c.resize, L->c.crop, &r, sl->b.images + i * px);
     if (st == TIPC_OK) return TIPC_OK;
+    pthread_mutex_lock(&L->mu);
+    bool first = !L->warned[k];   /* one message per image, not one per epoch */
+    L->warned[k] = 1;
+    pthread_mutex_unlock(&L->mu);
+    if (!first) return st;
     const char *what = L->c.skip_bad ? "skipping image" : "image";
     if (ds->list_file)
-        error_at(L->c.skip_bad ? TIPC_OK : st, ds->list_file, ds->list_lines[k], "%s '%s': %s", what, ds->paths[k], d->err);
+        error_at(st, ds->list_file, ds->list_lines[k], "%s '%s': %s", what, ds->paths[k], d->err);
     else
-        error_at(L->c.skip_bad ? TIPC_OK : st, ds->paths[k], 0, "%s: %s", what, d->err);
+        error_at(st, ds->paths[k], 0, "%s%s", L->c.skip_bad ? "skipping: " : "", d->err);
     return st;
 }
 
@@ -97,7 +105,7 @@ static void *worker(void *arg)
     image_decoder_init(&d);
     pthread_mutex_lock(&L->mu);
     while (!L->stop) {
-        if (L->fill_step >= L->consumed + L->nslots) {
+        if (L->fill_step > L->fail_step || L->fill_step >= L->consumed + L->nslots) {
             pthread_cond_wait(&L->work, &L->mu);
             continue;
         }
@@ -109,7 +117,10 @@ static void *worker(void *arg)
         enum tipc_status st = load_sample(L, &d, sl, i);
         pthread_mutex_lock(&L->mu);
         if (st != TIPC_OK && L->c.skip_bad) { sl->bad[i] = true; L->skipped++; }
-        else if (st != TIPC_OK && sl->st == TIPC_OK) sl->st = st;
+        else if (st != TIPC_OK && sl->st == TIPC_OK) {
+            sl->st = st;
+            if (sl->step_id < L->fail_step) L->fail_step = sl->step_id;
+        }
         if (--sl->remaining == 0) pthread_cond_broadcast(&L->done);
     }
     pthread_mutex_unlock(&L->mu);
@@ -155,6 +166,8 @@ enum tipc_status loader_init(struct loader **out, const struct dataset *ds, cons
     L->ep_pos = xmalloc(sizeof(int) * (size_t)L->smp.per_rank);
     L->perm = xmalloc(sizeof(int) * (size_t)ds->n);
     L->ep_loaded = -1;
+    L->warned = xcalloc((size_t)ds->n, 1);
+    L->fail_step = LONG_MAX;
     L->nslots = L->c.prefetch + 1;
     L->slots = xcalloc((size_t)L->nslots, sizeof *L->slots);
     for (int s = 0; s < L->nslots; s++) {
@@ -250,6 +263,6 @@ void loader_free(struct loader *L)
     pthread_mutex_destroy(&L->mu);
     pthread_cond_destroy(&L->work);
     pthread_cond_destroy(&L->done);
-    free(L->slots); free(L->th); free(L->ep_idx); free(L->ep_pos); free(L->perm);
+    free(L->slots); free(L->th); free(L->ep_idx); free(L->ep_pos); free(L->perm); free(L->warned);
     free(L);
 }

@@ -1,9 +1,11 @@
 """data_vs_torchvision.py: the peer side of data_vs_torchvision.sh: torchvision's standard
 ImageNet training transforms on PIL (RandomResizedCrop(224) + RandomHorizontalFlip + PILToTensor,
 uint8 like our loader, normalisation excluded on both sides) over the same files, in one process
-with one thread. Prints one line: "torchvision: N images in S s: X img/s".
+with one thread. Prints one line per round: "torchvision: N images in S s: X img/s".
 
-usage: python data_vs_torchvision.py DATA_DIR IMAGES [eval]"""
+usage: python data_vs_torchvision.py DATA_DIR IMAGES [train|eval] [--serve]
+--serve: import once, then run one round per line read on stdin (so the shell script can
+alternate rounds with tipc's without paying torch's import time each round)."""
 import os
 import sys
 import time
@@ -27,6 +29,18 @@ def list_images(root, split):
     return out
 
 
+def run(paths, tf, n, ev):
+    t0 = time.perf_counter()
+    for i in range(n):
+        with open(paths[i % len(paths)], "rb") as f:
+            img = Image.open(f).convert("RGB")
+        x = tf(img)
+    dt = time.perf_counter() - t0
+    assert x.shape == (3, 224, 224) and x.dtype == torch.uint8
+    print("torchvision: %d images in %.3f s: %.1f img/s (%s 224px, 1 thread)" % (n, dt, n / dt, "eval" if ev else "train"),
+          flush=True)
+
+
 def main():
     root, n = sys.argv[1], int(sys.argv[2])
     ev = len(sys.argv) > 3 and sys.argv[3] == "eval"
@@ -40,14 +54,12 @@ def main():
     paths = list_images(root, "val" if ev else "train")
     for p in paths[:8]:  # warm-up (file cache, lazy imports)
         tf(Image.open(p).convert("RGB"))
-    t0 = time.perf_counter()
-    for i in range(n):
-        with open(paths[i % len(paths)], "rb") as f:
-            img = Image.open(f).convert("RGB")
-        x = tf(img)
-    dt = time.perf_counter() - t0
-    assert x.shape == (3, 224, 224) and x.dtype == torch.uint8
-    print("torchvision: %d images in %.3f s: %.1f img/s (%s 224px, 1 thread)" % (n, dt, n / dt, "eval" if ev else "train"))
+    if "--serve" in sys.argv:
+        print("ready", flush=True)
+        for _ in sys.stdin:
+            run(paths, tf, n, ev)
+    else:
+        run(paths, tf, n, ev)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,12 @@ expect 0 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$T
 contains "$OUT" "already there"
 [ "$(requests /files/blob.bin)" -eq "$n" ] || fail "second prepare hit the server"
 
+echo "# offline: --url makes no request"
+n=$(requests /files/)
+expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d0" --offline
+contains "$OUT" "offline (--offline or TIPC_OFFLINE=1), not fetching"
+[ "$(requests /files/)" -eq "$n" ] || fail "--offline made a request"
+
 echo "# 404: clear error, exit 3, nothing left"
 expect 3 "$TIPC" prepare --url "$BASE/files/nope.bin" --sha256 "$SHA" --dest "$TMPDIR/d2" $Q
 contains "$OUT" "cannot fetch '$BASE/files/nope.bin': server answered HTTP 404"
@@ -39,6 +45,13 @@ expect 0 "$TIPC" prepare --url "$BASE/cut/blob.bin" --sha256 "$SHA" --dest "$TMP
 cmp "$SRV/blob.bin" "$TMPDIR/d4/blob.bin" || fail "resumed file differs"
 [ ! -e "$TMPDIR/d4/blob.bin.part" ] || fail ".part left behind"
 
+echo "# a complete .part (interrupted before the rename) is used without a request"
+mkdir -p "$TMPDIR/d11" && cp "$SRV/blob.bin" "$TMPDIR/d11/blob.bin.part"
+n=$(requests /files/blob.bin)
+expect 0 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d11" $Q
+[ "$(requests /files/blob.bin)" -eq "$n" ] || fail "a complete .part was downloaded again"
+cmp "$SRV/blob.bin" "$TMPDIR/d11/blob.bin" || fail "d11 differs"
+
 echo "# a stale .part and a server that ignores Range: started over"
 mkdir -p "$TMPDIR/d5" && head -c 1000 /dev/zero >"$TMPDIR/d5/blob.bin.part"
 expect 0 "$TIPC" prepare --url "$BASE/norange/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d5" --retries 0 $Q
@@ -56,6 +69,12 @@ expect 3 "$TIPC" prepare --url "$BASE/slow/blob.bin" --sha256 "$SHA" --dest "$TM
 secs=$(( $(date +%s) - start ))
 contains "$OUT" "too slow"
 [ "$secs" -le 8 ] || fail "the low-speed timeout took ${secs}s"
+
+echo "# disk full while writing: the path and the reason, nothing left"
+mkdir -p "$TMPDIR/d10" && ln -s /dev/full "$TMPDIR/d10/blob.bin.part"
+expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d10" $Q
+contains "$OUT" "cannot write '$TMPDIR/d10/blob.bin.part': No space left on device"
+[ -z "$(ls -A "$TMPDIR/d10")" ] || fail "disk full left: $(ls -A "$TMPDIR/d10")"
 
 echo "# redirect loop, refused connection, bad usage"
 expect 3 "$TIPC" prepare --url "$BASE/redirect/0" --sha256 "$SHA" --dest "$TMPDIR/d8" $Q

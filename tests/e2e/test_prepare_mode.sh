@@ -67,6 +67,16 @@ contains "$OUT" "offline, made the synthetic default (3 classes, 6 train + 3 val
 [ "$(wc -l <data/lite_data/train_list.txt)" -eq 6 ] || fail "synthetic train list"
 [ "$(requests /files/lite.tar)" -eq 1 ] || fail "--offline made a request"
 
+echo "# concurrent prepares (ranks sharing a directory) and leftovers of an interrupted one"
+rm -rf data && mkdir -p data/lite_data.tmp-abc123 && touch data/lite_data.tmp-abc123/half.jpg
+"$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m1.yaml --offline >p1.out 2>&1 & p1=$!
+"$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m1.yaml --offline >p2.out 2>&1 & p2=$!
+wait $p1 || fail "first concurrent prepare failed: $(cat p1.out)"
+wait $p2 || fail "second concurrent prepare failed: $(cat p2.out)"
+[ "$(cat p1.out p2.out | grep -c 'made the synthetic default')" -eq 1 ] || { cat p1.out p2.out; fail "both made the dataset"; }
+[ "$(cat p1.out p2.out | grep -c 'is ready')" -eq 1 ] || { cat p1.out p2.out; fail "one should find it ready"; }
+[ ! -e data/lite_data.tmp-abc123 ] || fail "leftover temp dir not removed"
+
 echo "# upstream 404: falls back to synthetic, says why"
 rm -rf data
 manifest "$BASE/files/gone.tar" "$SHA" "" >m2.yaml
@@ -86,6 +96,20 @@ contains "$OUT" "has no mode 'whole_infer'"
 expect 2 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest nope.yaml
 expect 2 "$TIPC" prepare "$CFG"
 
+echo "# the original TIPC lite data through a file:// URL (works offline), when ../shared has it"
+LITE=""
+for t in "$ROOT/../shared/data/lite_data.tar" "$ROOT/../../shared/data/lite_data.tar"; do [ -f "$t" ] && LITE=$(cd "$(dirname "$t")" && pwd)/lite_data.tar && break; done
+if [ -n "$LITE" ]; then
+    rm -rf data
+    manifest "file://$LITE" "8742241c249b45430a973ad834ed8fe4df6ded3c673f9869fa309f22fdd6aa1c" "" >m5.yaml
+    expect 0 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m5.yaml --offline --quiet
+    contains "$OUT" "fetched file://$LITE (sha256 verified)"
+    [ "$(find data/lite_data/train -name '*.JPEG' | wc -l)" -eq 16 ] || fail "real lite data: expected 16 train JPEGs"
+    [ "$(find data/lite_data/train -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 1000 ] || fail "real lite data: 1000 class folders"
+else
+    echo "(skipped: ../shared/data/lite_data.tar is absent)"
+fi
+
 echo "# the repository's manifest on a fresh directory, offline by env: seconds, no network"
 rm -rf data
 cp "$ROOT/configs/datasets.yaml" configs/datasets.yaml
@@ -98,4 +122,5 @@ TIPC_OFFLINE=1 expect 0 "$TIPC" prepare "$CFG" whole_infer
 contains "$OUT" "is ready"
 contains "$OUT" "mobilenet_v3_small_pretrained.ckpt' (pretrained): no download is published; it is optional, nothing made"
 ls -a data | grep -q 'tmp-' && fail "temp dirs left in data/"
+[ ! -e pretrain_models ] || fail "an optional item without a download created files"
 echo "PASS"

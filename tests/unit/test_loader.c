@@ -131,10 +131,10 @@ static void reference_load(const char *path, bool train, int resize, int crop, s
     struct crop_box b = train ? rrc_params(w, h, r) : eval_box(w, h, resize, crop);
     bool flip = train && data_rng_uniform(r) < 0.5;
     float side = b.w < b.h ? b.w : b.h;
-    int num = 8;
-    for (int k = 7; k >= 1; k--)
-        if (k / 8.f * side >= crop) num = k;
-    tjscalingfactor sf = {num, 8};
+    int den = 1;
+    for (int k = 2; k <= 8; k *= 2)
+        if (side / k >= crop) den = k;
+    tjscalingfactor sf = {1, den};
     int sw = TJSCALED(w, sf), sh = TJSCALED(h, sf);
     uint8_t *rgb = malloc((size_t)sw * sh * 3);
     assert_int_equal(tjDecompress2(tj, buf, n, rgb, sw, 0, sh, TJPF_RGB, TJFLAG_FASTDCT), 0);
@@ -307,6 +307,83 @@ static void test_bad_images_error_with_list_line_or_skip(void **state)
     dataset_free(&ds);
 }
 
+static void test_failure_in_a_later_step_does_not_hang(void **state)
+{
+    char dir[300], p[400];
+    snprintf(dir, sizeof dir, "%s/late", root);
+    mkdir_p(dir);
+    snprintf(p, sizeof p, "%s/train_list.txt", dir);
+    FILE *f = fopen(p, "w");
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "%s 0\n", i == 5 ? "missing.jpg" : "../lite/train/00_hstripes_000deg/00000.jpg");
+    fclose(f);
+    struct dataset ds;
+    assert_int_equal(dataset_open(&ds, dir, true), TIPC_OK);
+    struct loader_config c = {.batch_size = 4, .crop = 16, .resize = 16, .train = false, .world = 1,
+                              .seed = 1, .threads = 3, .prefetch = 3};
+    struct loader *L;
+    const struct batch *b;
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
+    enum tipc_status s0 = loader_next(L, &b), s1 = loader_next(L, &b);
+    loader_free(L);
+    char *err = capture_stderr_end(&cap);
+    assert_int_equal(s0, TIPC_OK);
+    assert_int_equal(s1, TIPC_EDATA);
+    assert_non_null(strstr(err, "train_list.txt:6: image"));
+    assert_null(strstr(strstr(err, "train_list.txt:6:") + 1, "train_list.txt:6:"));   /* reported once */
+    free(err);
+    dataset_free(&ds);
+}
+
+static void test_grayscale_jpeg_becomes_rgb(void **state)
+{
+    uint8_t gray[48 * 40];
+    for (int i = 0; i < 48 * 40; i++) gray[i] = (uint8_t)(i % 48 * 5);
+    tjhandle tj = tjInitCompress();
+    unsigned char *jpg = NULL;
+    unsigned long n = 0;
+    assert_int_equal(tjCompress2(tj, gray, 48, 0, 40, TJPF_GRAY, &jpg, &n, TJSAMP_GRAY, 95, 0), 0);
+    tjDestroy(tj);
+    char p[400];
+    snprintf(p, sizeof p, "%s/gray.jpg", root);
+    FILE *f = fopen(p, "wb");
+    fwrite(jpg, 1, n, f);
+    fclose(f);
+    tjFree(jpg);
+    uint8_t out[32 * 32 * 3];
+    assert_int_equal(image_load_eval(p, 40, 32, out), TIPC_OK);
+    for (int i = 0; i < 32 * 32; i++) {
+        assert_int_equal(out[3 * i], out[3 * i + 1]);
+        assert_int_equal(out[3 * i], out[3 * i + 2]);
+    }
+    assert_true(out[3 * 31] > out[0] + 100);   /* the left-to-right ramp survived */
+}
+
+/* Against torchvision: images/demo.jpg through Resize(73) + CenterCrop(64) on PIL, stored by
+ * tests/fixtures/make_demo_eval.py. PIL resizes with an antialias filter and we do not, so pixels
+ * differ a little; a wrong crop offset, scale or flip would differ a lot on this textured image. */
+static void test_eval_transform_matches_torchvision(void **state)
+{
+    uint8_t want[64 * 64 * 3], got[64 * 64 * 3];
+    FILE *f = fopen("tests/fixtures/demo_eval_73_64.rgb", "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(want, 1, sizeof want, f), sizeof want);
+    fclose(f);
+    assert_int_equal(image_load_eval("images/demo.jpg", 73, 64, got), TIPC_OK);
+    double sum = 0;
+    for (size_t i = 0; i < sizeof got; i++) sum += abs((int)got[i] - (int)want[i]);
+    double mean = sum / sizeof got;
+    if (mean > 8.0) fail_msg("mean abs difference to torchvision %.2f (4.7 when written)", mean);
+    /* the same image mirrored is far away: the check can fail */
+    double flipped = 0;
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++)
+            for (int c = 0; c < 3; c++) flipped += abs((int)got[(y * 64 + 63 - x) * 3 + c] - (int)want[(y * 64 + x) * 3 + c]);
+    assert_true(flipped / sizeof got > 3 * mean);
+}
+
 static void test_drop_last_and_bad_settings(void **state)
 {
     struct dataset ds;
@@ -347,6 +424,9 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_batches_any_thread_count),
         cmocka_unit_test(test_ranks_cover_the_dataset_through_the_loader),
         cmocka_unit_test(test_bad_images_error_with_list_line_or_skip),
+        cmocka_unit_test(test_failure_in_a_later_step_does_not_hang),
+        cmocka_unit_test(test_grayscale_jpeg_becomes_rgb),
+        cmocka_unit_test(test_eval_transform_matches_torchvision),
         cmocka_unit_test(test_drop_last_and_bad_settings),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
