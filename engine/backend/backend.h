@@ -35,6 +35,8 @@ struct backend_ops {
                          enum act_kind k, int acc);
     void (*bias_act_forward)(void *ctx, float *y, const float *b, size_t M, int C, enum act_kind k);
     void (*softmax_forward)(void *ctx, float *out, const float *in, int N, int K);
+    /* host uint8 images (npix, 3) -> normalised floats in backend memory */
+    void (*normalize_u8)(void *ctx, float *out, const uint8_t *host_images, size_t npix);
     void (*add_forward)(void *ctx, float *out, const float *a, const float *b, size_t n);
     void (*add_backward)(void *ctx, float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b);
     void (*scale_forward)(void *ctx, float *out, const float *x, const float *g, int N, int P, int C);

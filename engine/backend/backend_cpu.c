@@ -78,6 +78,11 @@ static void cpu_softmax(void *ctx, float *out, const float *in, int N, int K)
     (void)ctx;
     softmax_forward_cpu(out, in, N, K);
 }
+static void cpu_normalize(void *ctx, float *out, const uint8_t *img, size_t npix)
+{
+    (void)ctx;
+    normalize_u8_cpu(out, img, npix);
+}
 static void cpu_add_forward(void *ctx, float *out, const float *a, const float *b, size_t n)
 {
     (void)ctx;
@@ -158,7 +163,7 @@ const struct backend_ops backend_cpu_ops = {
     .batchnorm_forward = cpu_bn_forward, .batchnorm_backward = cpu_bn_backward,
     .act_forward = cpu_act_forward, .act_backward = cpu_act_backward,
     .bias_act_forward = cpu_bias_act, .softmax_forward = cpu_softmax,
-    .add_forward = cpu_add_forward, .add_backward = cpu_add_backward,
+    .normalize_u8 = cpu_normalize, .add_forward = cpu_add_forward, .add_backward = cpu_add_backward,
     .scale_forward = cpu_scale_forward, .scale_backward = cpu_scale_backward,
     .avgpool_forward = cpu_pool_forward, .avgpool_backward = cpu_pool_backward,
     .linear_forward = cpu_linear_forward, .linear_backward = cpu_linear_backward,

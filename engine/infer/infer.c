@@ -211,13 +211,9 @@ void infer_free(struct infer_model *m)
 
 void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n)
 {
-    static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
     CHECK(n <= m->N, "batch %d over planned %d", n, m->N);
     size_t np = (size_t)n * m->slots[0].H * m->slots[0].W;
-    float *x = m->acts + m->slot_off[0];
-#pragma omp parallel for schedule(static) if (np * 3 >= OMP_MIN_WORK)
-    for (size_t i = 0; i < np; i++)
-        for (int c = 0; c < 3; c++) x[i * 3 + c] = (images[i * 3 + c] * (1.0f / 255.0f) - mean[c]) / stdv[c];
+    m->be.ops->normalize_u8(m->be.ctx, m->acts + m->slot_off[0], images, np);
 }
 
 void infer_forward(struct infer_model *m, int n)

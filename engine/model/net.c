@@ -179,11 +179,7 @@ const float *net_logits(const struct net *net) { return net->acts + net->slots[n
 
 void net_set_input_u8(struct net *net, const uint8_t *images, int n)
 {
-    static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
     CHECK(net->slots[0].C == 3 && n <= net->N, "input");
     size_t np = (size_t)n * net->slots[0].H * net->slots[0].W;
-    float *x = net->acts + net->slots[0].off;
-#pragma omp parallel for schedule(static) if (np * 3 >= OMP_MIN_WORK)
-    for (size_t i = 0; i < np; i++)
-        for (int c = 0; c < 3; c++) x[i * 3 + c] = (images[i * 3 + c] * (1.0f / 255.0f) - mean[c]) / stdv[c];
+    net->be.ops->normalize_u8(net->be.ctx, net->acts + net->slots[0].off, images, np);
 }

@@ -77,7 +77,8 @@ size_t net_slot_size(const struct net *net, int s, int n);
 int net_num_classes(const struct net *net);
 const float *net_logits(const struct net *net); /* (n, K) of the last forward */
 
-/* Normalise uint8 HWC images ((x/255 - mean)/std, ImageNet stats) into the input slot. */
+/* Normalise host uint8 HWC images ((x/255 - mean)/std, ImageNet stats) into the input slot
+ * (through the backend, which moves them to its memory). */
 void net_set_input_u8(struct net *net, const uint8_t *images, int n);
 void net_forward(struct net *net, int n);
 /* Softmax cross-entropy of the last forward; labels must be in range (caller checks). */

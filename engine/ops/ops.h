@@ -71,6 +71,9 @@ void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_ki
 /* ---- softmax over rows: (N, K) -> (N, K) ---------------------------------------------------- */
 void softmax_forward_cpu(float *out, const float *in, int N, int K);
 
+/* ---- input: uint8 RGB HWC pixels (npix, 3) -> float (x/255 - mean)/std, ImageNet mean/std ---- */
+void normalize_u8_cpu(float *out, const uint8_t *in, size_t npix);
+
 /* ---- add: out = a + b (residual) ------------------------------------------------------------ */
 void add_forward_cpu(float *out, const float *a, const float *b, size_t n);
 void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b);

@@ -163,3 +163,11 @@ void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_ki
         }
     }
 }
+
+void normalize_u8_cpu(float *out, const uint8_t *in, size_t npix)
+{
+    static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
+#pragma omp parallel for schedule(static) if (npix * 3 >= OMP_MIN_WORK)
+    for (size_t i = 0; i < npix; i++)
+        for (int c = 0; c < 3; c++) out[i * 3 + c] = (in[i * 3 + c] * (1.0f / 255.0f) - mean[c]) / stdv[c];
+}
