@@ -48,12 +48,17 @@ static void add_node(struct gb *b, const char *op, const char *name, const char 
     b->g->node[b->g->n_node++] = n;
 }
 
-static Onnx__AttributeProto *attr_ints(struct pool *pl, const char *name, const int64_t *v, int n)
+static Onnx__AttributeProto *new_attr(struct pool *pl, const char *name, Onnx__AttributeProto__AttributeType t)
 {
     Onnx__AttributeProto *a = palloc(pl, sizeof *a);
     onnx__attribute_proto__init(a);
     a->name = pstr(pl, name);
-    a->has_type = 1, a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->has_type = 1, a->type = t;
+    return a;
+}
+static Onnx__AttributeProto *attr_ints(struct pool *pl, const char *name, const int64_t *v, int n)
+{
+    Onnx__AttributeProto *a = new_attr(pl, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
     a->n_ints = (size_t)n;
     a->ints = palloc(pl, sizeof(int64_t) * (size_t)n);
     memcpy(a->ints, v, sizeof(int64_t) * (size_t)n);
@@ -61,19 +66,13 @@ static Onnx__AttributeProto *attr_ints(struct pool *pl, const char *name, const 
 }
 static Onnx__AttributeProto *attr_int(struct pool *pl, const char *name, int64_t v)
 {
-    Onnx__AttributeProto *a = palloc(pl, sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = pstr(pl, name);
-    a->has_type = 1, a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    Onnx__AttributeProto *a = new_attr(pl, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     a->has_i = 1, a->i = v;
     return a;
 }
 static Onnx__AttributeProto *attr_float(struct pool *pl, const char *name, float v)
 {
-    Onnx__AttributeProto *a = palloc(pl, sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = pstr(pl, name);
-    a->has_type = 1, a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    Onnx__AttributeProto *a = new_attr(pl, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
     a->has_f = 1, a->f = v;
     return a;
 }
@@ -125,7 +124,7 @@ static Onnx__ValueInfoProto *value_info(struct pool *pl, const char *name, const
     return v;
 }
 
-/* Activation node from `in` to `out`; returns 0 when act is none (caller wires in == out). */
+/* Activation node from `in` to `out` (Identity for none). */
 static void add_act(struct gb *b, enum act_kind k, const char *in, const char *out, int i)
 {
     char name[64];
