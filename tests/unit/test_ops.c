@@ -327,9 +327,9 @@ static void test_sgd(void **state)
 /* gemm_cpu's split paths (rows, columns, each transpose) against a naive product */
 static void test_gemm_split(void **state)
 {
-    int shapes[2][3] = {{2000, 64, 48}, {40, 2000, 80}};
+    int shapes[3][3] = {{2000, 64, 48}, {40, 2000, 80}, {1, 300, 200}}; /* last: the gemv path */
     omp_set_num_threads(2);
-    for (int sh = 0; sh < 2; sh++)
+    for (int sh = 0; sh < 3; sh++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++) {
                 int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];
