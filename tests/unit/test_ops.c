@@ -126,7 +126,8 @@ static void test_conv_depthwise(void **state)
     conv_case(2, 7, 6, 17, 17, 3, 2, 1, 17);
     conv_case(1, 6, 13, 32, 32, 3, 1, 1, 32);  /* 4-pixel interior blocks, 16-channel chunks */
     conv_case(1, 9, 19, 48, 48, 5, 2, 2, 48);
-    conv_case(1, 5, 12, 24, 24, 3, 1, 1, 24); /* chunks + channel tail */
+    conv_case(1, 5, 12, 24, 24, 3, 1, 1, 24); /* 16 + 8 chunks */
+    conv_case(1, 6, 14, 28, 28, 3, 2, 1, 28); /* not a multiple of 8: pixel path with scalar tail */
 }
 static void test_conv_pointwise(void **state) { conv_case(3, 4, 3, 5, 7, 1, 1, 0, 1); }
 

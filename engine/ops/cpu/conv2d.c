@@ -17,6 +17,9 @@
 typedef float v16 __attribute__((vector_size(64)));
 static inline v16 ld16(const float *p) { v16 v; memcpy(&v, p, sizeof v); return v; }
 static inline void st16(float *p, v16 v) { memcpy(p, &v, sizeof v); }
+typedef float v8 __attribute__((vector_size(32)));
+static inline v8 ld8(const float *p) { v8 v; memcpy(&v, p, sizeof v); return v; }
+static inline void st8(float *p, v8 v) { memcpy(p, &v, sizeof v); }
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -112,12 +115,57 @@ static void dw_transpose(float *wt, const float *w, int C, int KK)
         for (int k = 0; k < KK; k++) wt[(size_t)k * C + c] = w[(size_t)c * KK + k];
 }
 
-/* Each output pixel's channels in chunks of 16 accumulated in registers over the K*K taps,
- * stored once (storing per tap made this the top kernel of bs=1 inference). */
+/* Depthwise blocks: VW channels (a v16 or v8 register) of 4 neighbouring output pixels (four
+ * independent accumulator chains) or of one pixel, summed over the taps in registers and
+ * stored once. `base` is the input at the block's top-left tap, sx the input step between
+ * neighbouring output pixels, taps ky0..ky1 x kx0..kx1. */
+#define DW_BLOCKS(VT, VW, LD, ST)                                                                     \
+    static void dw4_##VW(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, \
+                         int ky1, int W, size_t sx)                                                   \
+    {                                                                                                 \
+        VT a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                                    \
+        for (int ky = ky0; ky < ky1; ky++)                                                            \
+            for (int kx = 0; kx < K; kx++) {                                                          \
+                const float *ip = base + ((size_t)ky * W + kx) * C + c0;                              \
+                VT wv = LD(wt + (size_t)(ky * K + kx) * C + c0);                                      \
+                a0 += LD(ip) * wv;                                                                    \
+                a1 += LD(ip + sx) * wv;                                                               \
+                a2 += LD(ip + 2 * sx) * wv;                                                           \
+                a3 += LD(ip + 3 * sx) * wv;                                                           \
+            }                                                                                         \
+        ST(o + c0, a0), ST(o + C + c0, a1), ST(o + 2 * C + c0, a2), ST(o + 3 * C + c0, a3);          \
+    }                                                                                                 \
+    static void dw1_##VW(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, \
+                         int ky1, int kx0, int kx1, int W)                                            \
+    {                                                                                                 \
+        VT acc = {0};                                                                                 \
+        for (int ky = ky0; ky < ky1; ky++)                                                            \
+            for (int kx = kx0; kx < kx1; kx++)                                                        \
+                acc += LD(base + ((size_t)ky * W + kx) * C + c0) * LD(wt + (size_t)(ky * K + kx) * C + c0); \
+        ST(o + c0, acc);                                                                              \
+    }
+DW_BLOCKS(v16, 16, ld16, st16)
+DW_BLOCKS(v8, 8, ld8, st8)
+
+/* Channels in chunks of 16, then 8 (MobileNetV3's widths are multiples of 8), then scalars. */
+static void dw_pixel(float *o, const float *base, const float *wt, int C, int K, int ky0, int ky1, int kx0,
+                     int kx1, int W)
+{
+    int c = 0;
+    for (; c + 16 <= C; c += 16) dw1_16(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W);
+    for (; c + 8 <= C; c += 8) dw1_8(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W);
+    for (; c < C; c++) {
+        float a = 0;
+        for (int ky = ky0; ky < ky1; ky++)
+            for (int kx = kx0; kx < kx1; kx++) a += base[((size_t)ky * W + kx) * C + c] * wt[(size_t)(ky * K + kx) * C + c];
+        o[c] = a;
+    }
+}
+
 static void depthwise_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d,
                               float *wt)
 {
-    int C = d->Cin, K = d->K, C16 = C / 16 * 16;
+    int C = d->Cin, K = d->K, C8 = C / 8 * 8;
     dw_transpose(wt, w, C, K * K);
 #pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * K * K * C >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
@@ -126,58 +174,19 @@ static void depthwise_forward(float *out, const float *in, const float *w, const
             if (iy0 < 0) ky0 = -iy0;
             if (iy0 + K > d->H) ky1 = d->H - iy0;
             for (int ox = 0; ox < d->Wo; ox++) {
-                int kx0 = 0, kx1 = K, ix0 = ox * d->stride - d->pad;
-                /* four interior pixels at once: four independent accumulator chains */
-                if (ix0 >= 0 && ox + 3 < d->Wo && (ox + 3) * d->stride - d->pad + K <= d->W) {
+                int ix0 = ox * d->stride - d->pad;
+                float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
+                const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * C;
+                if (ix0 >= 0 && ox + 3 < d->Wo && (ox + 3) * d->stride - d->pad + K <= d->W && C8 == C) {
                     size_t sx = (size_t)d->stride * C;
-                    float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
-                    const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * C;
-                    for (int c0 = 0; c0 < C16; c0 += 16) {
-                        v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-                        for (int ky = ky0; ky < ky1; ky++)
-                            for (int kx = 0; kx < K; kx++) {
-                                const float *ip = base + ((size_t)ky * d->W + kx) * C + c0;
-                                v16 wv = ld16(wt + (size_t)(ky * K + kx) * C + c0);
-                                a0 += ld16(ip) * wv;
-                                a1 += ld16(ip + sx) * wv;
-                                a2 += ld16(ip + 2 * sx) * wv;
-                                a3 += ld16(ip + 3 * sx) * wv;
-                            }
-                        st16(o + c0, a0);
-                        st16(o + C + c0, a1);
-                        st16(o + 2 * C + c0, a2);
-                        st16(o + 3 * C + c0, a3);
-                    }
-                    for (int p = 0; p < 4; p++) /* channel tail (C not a multiple of 16) */
-                        for (int c = C16; c < C; c++) {
-                            float a = 0;
-                            for (int ky = ky0; ky < ky1; ky++)
-                                for (int kx = 0; kx < K; kx++)
-                                    a += base[((size_t)ky * d->W + kx) * C + p * sx + c] * wt[(size_t)(ky * K + kx) * C + c];
-                            o[(size_t)p * C + c] = a;
-                        }
+                    int c = 0;
+                    for (; c + 16 <= C; c += 16) dw4_16(o, base, wt, C, c, K, ky0, ky1, d->W, sx);
+                    for (; c < C; c += 8) dw4_8(o, base, wt, C, c, K, ky0, ky1, d->W, sx);
                     ox += 3;
                     continue;
                 }
-                if (ix0 < 0) kx0 = -ix0;
-                if (ix0 + K > d->W) kx1 = d->W - ix0;
-                float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
-                const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * C;
-                for (int c0 = 0; c0 < C16; c0 += 16) {
-                    v16 acc = {0};
-                    for (int ky = ky0; ky < ky1; ky++)
-                        for (int kx = kx0; kx < kx1; kx++)
-                            acc += ld16(base + ((size_t)ky * d->W + kx) * C + c0) *
-                                   ld16(wt + (size_t)(ky * K + kx) * C + c0);
-                    st16(o + c0, acc);
-                }
-                for (int c = C16; c < C; c++) {
-                    float a = 0;
-                    for (int ky = ky0; ky < ky1; ky++)
-                        for (int kx = kx0; kx < kx1; kx++)
-                            a += base[((size_t)ky * d->W + kx) * C + c] * wt[(size_t)(ky * K + kx) * C + c];
-                    o[c] = a;
-                }
+                int kx0 = ix0 < 0 ? -ix0 : 0, kx1 = ix0 + K > d->W ? d->W - ix0 : K;
+                dw_pixel(o, base, wt, C, K, ky0, ky1, kx0, kx1, d->W);
             }
         }
 }
