@@ -117,8 +117,8 @@ static void test_conv_general(void **state) { conv_case(2, 5, 6, 4, 6, 3, 2, 1, 
 static void test_conv_stem(void **state)
 {
     conv_case(2, 8, 8, 3, 8, 3, 2, 1, 1);     /* Cout tail (< 16) */
-    conv_case(1, 12, 14, 3, 16, 3, 2, 1, 1);  /* 4-pixel interior blocks */
-    conv_case(1, 7, 11, 3, 32, 3, 1, 1, 1);
+    conv_case(1, 12, 22, 3, 16, 3, 2, 1, 1);  /* 8-pixel interior blocks */
+    conv_case(1, 7, 19, 3, 32, 3, 1, 1, 1);
 }
 static void test_conv_depthwise(void **state)
 {

@@ -206,31 +206,25 @@ static void direct_forward(float *out, const float *in, const float *w, const st
             for (int ox = 0; ox < d->Wo; ox++) {
                 float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Co;
                 int iy0 = oy * d->stride - d->pad, ix0 = ox * d->stride - d->pad;
-                bool inside4 = iy0 >= 0 && iy0 + K <= d->H && ix0 >= 0 && ox + 3 < d->Wo &&
-                               (ox + 3) * d->stride - d->pad + K <= d->W && Co % 16 == 0;
-                if (inside4) { /* four pixels, four independent accumulator chains */
+                bool inside8 = iy0 >= 0 && iy0 + K <= d->H && ix0 >= 0 && ox + 7 < d->Wo &&
+                               (ox + 7) * d->stride - d->pad + K <= d->W && Co % 16 == 0;
+                if (inside8) { /* eight pixels, eight independent accumulator chains */
                     size_t sx = (size_t)d->stride * Ci;
                     const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * Ci;
                     for (int c0 = 0; c0 < Co; c0 += 16) {
-                        v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+                        v16 a[8] = {{0}};
                         for (int ky = 0; ky < K; ky++)
                             for (int kx = 0; kx < K; kx++) {
                                 const float *ip = base + ((size_t)ky * d->W + kx) * Ci;
                                 const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
                                 for (int ci = 0; ci < Ci; ci++, wp += Co) {
                                     v16 wv = ld16(wp);
-                                    a0 += ip[ci] * wv;
-                                    a1 += ip[ci + sx] * wv;
-                                    a2 += ip[ci + 2 * sx] * wv;
-                                    a3 += ip[ci + 3 * sx] * wv;
+                                    for (int p = 0; p < 8; p++) a[p] += ip[ci + p * sx] * wv;
                                 }
                             }
-                        st16(o + c0, a0);
-                        st16(o + Co + c0, a1);
-                        st16(o + 2 * Co + c0, a2);
-                        st16(o + 3 * Co + c0, a3);
+                        for (int p = 0; p < 8; p++) st16(o + (size_t)p * Co + c0, a[p]);
                     }
-                    ox += 3;
+                    ox += 7;
                     continue;
                 }
                 for (int c0 = 0; c0 < Co; c0 += 16) {
