@@ -28,15 +28,15 @@ void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
         if (out != in) memmove(out, in, n * sizeof(float));
         break;
     case ACT_RELU:
-#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) out[i] = in[i] > 0 ? in[i] : 0.0f;
         break;
     case ACT_HARDSWISH:
-#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) out[i] = in[i] * relu6(in[i] + 3.0f) * (1.0f / 6.0f);
         break;
     case ACT_HARDSIGMOID:
-#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) out[i] = relu6(in[i] + 3.0f) * (1.0f / 6.0f);
         break;
     }
@@ -47,10 +47,10 @@ void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
 #define ACT_BWD_LOOP(expr)                                                                   \
     do {                                                                                     \
         if (acc) {                                                                           \
-            _Pragma("omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)")        \
+            _Pragma("omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)")        \
             for (size_t i = 0; i < n; i++) { float x = in[i], g = dout[i]; din[i] += (expr); } \
         } else {                                                                             \
-            _Pragma("omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)")        \
+            _Pragma("omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)")        \
             for (size_t i = 0; i < n; i++) { float x = in[i], g = dout[i]; din[i] = (expr); }  \
         }                                                                                    \
     } while (0)
@@ -67,13 +67,13 @@ void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, 
 
 void add_forward_cpu(float *out, const float *a, const float *b, size_t n)
 {
-#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
 }
 
 void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b)
 {
-#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) {
         if (acc_a) da[i] += dout[i]; else da[i] = dout[i];
         if (acc_b) db[i] += dout[i]; else db[i] = dout[i];
@@ -82,7 +82,7 @@ void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc
 
 void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P, int C)
 {
-#pragma omp parallel for collapse(2) schedule(static) if ((size_t)N * P * C >= OMP_MIN_WORK)
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++)
         for (int p = 0; p < P; p++) {
             size_t o = ((size_t)n * P + p) * C;
@@ -96,7 +96,7 @@ void scale_backward_cpu(float *dx, float *dg, const float *dout, const float *x,
                         int P, int C, int acc_x, int acc_g)
 {
     if (!acc_g) memset(dg, 0, sizeof(float) * (size_t)N * C); /* (N, C): small */
-#pragma omp parallel for schedule(static) if ((size_t)N * P * C >= OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 8) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++) {
         const float *gn = g + (size_t)n * C;
         float *dgn = dg + (size_t)n * C;
@@ -123,7 +123,7 @@ void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, flo
     CHECK(p >= 0.0f && p < 1.0f, "dropout p %g", (double)p);
     float keep = 1.0f / (1.0f - p);
     uint64_t base = mix64(seed);
-#pragma omp parallel for schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) {
         float u = (float)(mix64(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
         mask[i] = u < p ? 0.0f : keep;
@@ -134,17 +134,17 @@ void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, flo
 void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n, int acc)
 {
     if (acc) {
-#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) din[i] += dout[i] * mask[i];
     } else {
-#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) din[i] = dout[i] * mask[i];
     }
 }
 
 void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k)
 {
-#pragma omp parallel for schedule(static) if (M * (size_t)C >= OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 8) if (M * (size_t)C >= OMP_MIN_WORK)
     for (size_t m = 0; m < M; m++) {
         float *r = y + m * (size_t)C;
         switch (k) {
@@ -167,7 +167,7 @@ void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_ki
 void normalize_u8_cpu(float *out, const uint8_t *in, size_t npix)
 {
     static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
-#pragma omp parallel for schedule(static) if (npix * 3 >= OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 16384) if (npix * 3 >= OMP_MIN_WORK)
     for (size_t i = 0; i < npix; i++)
         for (int c = 0; c < 3; c++) out[i * 3 + c] = (in[i * 3 + c] * (1.0f / 255.0f) - mean[c]) / stdv[c];
 }

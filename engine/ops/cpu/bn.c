@@ -55,7 +55,7 @@ void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const
             shift[c] = beta[c] - run_mean[c] * scale[c];
         }
     }
-#pragma omp parallel for schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 8) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *x = in + (size_t)m * C;
         float *y = out + (size_t)m * C;
@@ -95,7 +95,7 @@ void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float
         k3[c] = d->train ? -g * (float)(sdyx[c] / M) * save_rstd[c] : 0.0f; /* coeff of (x-mean) */
     }
     if (!din) return;
-#pragma omp parallel for schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 8) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
         float *dx = din + (size_t)m * C;

@@ -68,7 +68,7 @@ size_t conv2d_scratch_floats(const struct conv2d_desc *d)
 static void im2col(float *col, const float *in, const struct conv2d_desc *d, int g)
 {
     int Cg = d->Cin / d->groups, KK = d->K * d->K, Kd = Cg * KK;
-#pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin >= OMP_MIN_WORK)
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {
@@ -90,7 +90,7 @@ static void im2col(float *col, const float *in, const struct conv2d_desc *d, int
 static void col2im_add(float *din, const float *col, const struct conv2d_desc *d, int g)
 {
     int Cg = d->Cin / d->groups, KK = d->K * d->K, Kd = Cg * KK;
-#pragma omp parallel for schedule(static) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin >= OMP_MIN_WORK)
+#pragma omp parallel for schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {
@@ -167,7 +167,7 @@ static void depthwise_forward(float *out, const float *in, const float *w, const
 {
     int C = d->Cin, K = d->K, C8 = C / 8 * 8;
     dw_transpose(wt, w, C, K * K);
-#pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * K * K * C >= OMP_MIN_WORK)
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * K * K * C >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
         for (int oy = 0; oy < d->Ho; oy++) {
             int ky0 = 0, ky1 = K, iy0 = oy * d->stride - d->pad;
@@ -200,7 +200,7 @@ static void direct_forward(float *out, const float *in, const float *w, const st
     for (int co = 0; co < Co; co++)
         for (int ci = 0; ci < Ci; ci++)
             for (int k = 0; k < K * K; k++) wt[((size_t)k * Ci + ci) * Co + co] = w[((size_t)co * Ci + ci) * K * K + k];
-#pragma omp parallel for collapse(2) schedule(static) if ((size_t)d->N * d->Ho * d->Wo * K * K * Ci * Co >= OMP_MIN_WORK)
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * K * K * Ci * Co >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {

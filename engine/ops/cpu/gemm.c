@@ -29,9 +29,11 @@ void gemm_cpu(int ta, int tb, int M, int N, int K, const float *A, int lda, cons
     /* split the longer side of C into one block per thread */
     if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* never nest two thread pools */
     bool rows = M >= N;
-    int len = rows ? M : N, blk = ((len + nt - 1) / nt + 3) / 4 * 4;
-#pragma omp parallel for schedule(static) num_threads(nt)
-    for (int t = 0; t < nt; t++) {
+    /* 4 blocks per thread taken dynamically: a thread that loses its core to another process
+     * does not hold the others at the barrier (each block's result is independent) */
+    int nb = 4 * nt, len = rows ? M : N, blk = ((len + nb - 1) / nb + 3) / 4 * 4;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int t = 0; t < nb; t++) {
         int s = t * blk, n = len - s < blk ? len - s : blk;
         if (n <= 0) continue;
         if (rows)

@@ -42,7 +42,7 @@ void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels
 
 void sgd_step_cpu(float *p, float *m, const float *g, size_t n, float lr, float mu, float wd)
 {
-#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) {
         float d = g[i] + wd * p[i];
         m[i] = mu * m[i] + d;
