@@ -321,7 +321,8 @@ static long request(struct rdzv_client *c, const char *method, const char *key, 
     CURLcode rc = curl_easy_perform(h);
     long code = 0;
     if (rc == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-    else if (!quiet) {
+    c->last_http = code;
+    if (rc != CURLE_OK && !quiet) {
         error_msg(TIPC_EDIST, "%s: cannot reach the rendezvous server at %s: %s", c->where, c->base,
                   curl_easy_strerror(rc));
         error_hint("is node 0's launcher running and reachable? check --master/--ips, the job's port "
@@ -376,7 +377,7 @@ enum tipc_status rdzv_get(struct rdzv_client *c, const char *key, int wait_ms, b
     }
     enum tipc_status st = code == 404 && s.p && strcmp(s.p, "no such key\n") == 0 ? TIPC_OK
                         : code == 0 ? TIPC_EDIST
-                        : quiet ? TIPC_EDIST : bad_reply(c, code, key, &s);
+                        : bad_reply(c, code, key, &s);
     free(s.p);
     return st;
 }

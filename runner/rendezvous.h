@@ -41,6 +41,7 @@ struct rdzv_client {
     char *where;     /* "rank 3" / "node 1": who is asking, for messages */
     void *curl;      /* CURL *, one per client; a client is used by one thread at a time */
     int connect_timeout_ms;
+    long last_http;  /* HTTP code of the last request, 0 when the server could not be reached */
 };
 
 /* No network traffic yet. host may be a name or an address; IPv6 addresses need no brackets. */
@@ -55,7 +56,8 @@ enum tipc_status rdzv_put(struct rdzv_client *c, const char *key, const void *va
 /* GET key, waiting up to wait_ms for it to appear. On TIPC_OK, *found says whether it exists and
  * *val (malloc'ed, NUL-terminated, caller frees) / *n hold the value. Transport errors, a wrong
  * token or an unknown job are TIPC_EDIST with a message naming the server and c->where.
- * quiet: do not print transport errors (callers polling a server that may be gone). */
+ * quiet: do not print transport errors (callers polling a server that may not be up yet, or gone);
+ * HTTP errors (403, unknown job) are always printed. */
 enum tipc_status rdzv_get(struct rdzv_client *c, const char *key, int wait_ms, bool quiet, bool *found,
                           char **val, size_t *n);
 
