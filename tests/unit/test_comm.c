@@ -87,12 +87,14 @@ static int scenario_collectives(void)
 static int scenario_peer_dies(void)
 {
     struct comm *c;
-    if (comm_init_from_env(&c)) return 4;
+    double t0 = mono();
+    /* the peer may die while the others still connect the mesh: init must then fail, and fast */
+    if (comm_init_from_env(&c)) return mono() - t0 < 8 ? 0 : 4;
     int rank = comm_rank(c), w = comm_world(c);
     if (rank == w - 1) _exit(3);
     comm_set_timeout(c, 5000);
     float b[1024] = {0};
-    double t0 = mono();
+    t0 = mono();
     enum tipc_status st = comm_allreduce(c, b, 1024, COMM_F32, COMM_SUM);
     double dt = mono() - t0;
     comm_free(c);
