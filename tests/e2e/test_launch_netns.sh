@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Two nodes in two network namespaces joined by a veth pair the test creates (10.231.N.1 / .2): the
+# nodes find themselves by interface address (no --node_ip), meet through node 0's store, and run
+# real Gloo collectives over the veth; then a rank is killed and both nodes stop.
+. "$(dirname "$0")/lib_launch.sh"
+COMM=$ROOT/build/san/tests/test_comm
+[ -x "$COMM" ] || { echo "SKIP $COMM not built (make test builds it)"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP no 'ip' command (iproute2)"; exit 77; }
+NS0=tipc$$a NS1=tipc$$b V0=tv$$a V1=tv$$b
+NET=10.231.$(( $$ % 250 ))
+netns_cleanup() { cleanup; ip netns del "$NS0" 2>/dev/null; ip netns del "$NS1" 2>/dev/null; }
+trap netns_cleanup EXIT
+if ! ip netns add "$NS0" 2>err; then echo "SKIP network namespaces not permitted here: $(head -c 200 err)"; exit 77; fi
+ip netns add "$NS1" || fail "second namespace"
+ip link add "$V0" type veth peer name "$V1" 2>err || { echo "SKIP veth not permitted here: $(head -c 200 err)"; exit 77; }
+ip link set "$V0" netns "$NS0" && ip link set "$V1" netns "$NS1" || fail "moving veth ends"
+ip -n "$NS0" addr add "$NET.1/24" dev "$V0" && ip -n "$NS1" addr add "$NET.2/24" dev "$V1" || fail "addresses"
+for n in "$NS0" "$NS1"; do ip -n "$n" link set lo up; done
+ip -n "$NS0" link set "$V0" up && ip -n "$NS1" link set "$V1" up || fail "link up"
+
+export TIPC_JOB_TOKEN=ns TIPC_COMM_TIMEOUT=30
+ARGS="--ips=$NET.1,$NET.2 --gpus=0,1 --log_dir=l"
+nsl() { local name=$1 ns=$2; shift 2; ip netns exec "$ns" "$TIPC" launch --job_id="$JOB" "$@" >"$W/$name.out" 2>&1 & LAUNCHERS+=($!); eval "${name}_pid=$!"; }
+nsl a1 "$NS1" $ARGS "$COMM" --worker collectives
+nsl a0 "$NS0" $ARGS "$COMM" --worker collectives
+wait_rc rc0 "$a0_pid"; wait_rc rc1 "$a1_pid"
+[ "$rc0" = 0 ] && [ "$rc1" = 0 ] || fail "collectives across namespaces: exit $rc0 $rc1"
+grep -q "node 1/2 ($NET.2)" a1.out || fail "node 1 did not find itself by address: $(cat a1.out)"
+for r in 0 1 2 3; do grep -q "^rank $r of 4: collectives ok (backend gloo)" l/workerlog.$r || fail "rank $r"; done
+
+LAUNCHERS=()
+nsl b1 "$NS1" $ARGS "$COMM" --worker loop
+nsl b0 "$NS0" $ARGS "$COMM" --worker loop
+for _ in $(seq 100); do grep -q looping l/workerlog.2 2>/dev/null && break; sleep 0.1; done
+victim=$(rank_pid "$JOB" 2)
+[ -n "$victim" ] || fail "no rank 2"
+t0=$(now)
+kill -9 "$victim"
+wait_gone "$JOB" 10 || fail "survivors 10 s after killing rank 2: $(job_procs "$JOB")"
+echo "kill across namespaces: all gone in $(elapsed "$t0") s"
+wait_rc rc0 "$b0_pid"; wait_rc rc1 "$b1_pid"
+[ "$rc0" = 4 ] && [ "$rc1" = 137 ] || fail "exit codes $rc0 $rc1, want 4 and 137"
+grep -q "rank 2 (node 1, $NET.2" b0.out || fail "node 0 does not name rank 2 on node 1"
+echo ok
