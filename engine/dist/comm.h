@@ -9,8 +9,9 @@
  * (a fixed order is part of the protocol, anchors.md #15). Every call returns within the timeout
  * (TIPC_COMM_TIMEOUT seconds, default 300; comm_set_timeout) with TIPC_EDIST and a message naming
  * the rank, the collective, its sequence number and the step, instead of hanging. A watchdog
- * thread aborts the process (exit 4) if a call overruns the timeout by 5 s anyway, after posting
- * the job's failure notice so every launcher stops its ranks.
+ * thread aborts the process (exit 4) if a call runs longer than TIPC_WATCHDOG seconds (default: the
+ * timeout + 5 s, a backstop for a backend that ignores its timeout), saying which collective and
+ * step it is stuck in, after posting the job's failure notice so every launcher stops its ranks.
  *
  * Not here: bucketing, overlap with backward, parameter checksums (the engine's train loop). */
 #ifndef TIPC_COMM_H

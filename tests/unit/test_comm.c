@@ -132,6 +132,24 @@ static int scenario_skip(void)
     return 0;
 }
 
+/* Rank 1 stalls outside any collective; rank 0's allreduce has a long timeout, so only the
+ * watchdog (TIPC_WATCHDOG=2) can end it: exit 4 and the job's failure notice. */
+static int scenario_watchdog(void)
+{
+    setenv("TIPC_WATCHDOG", "2", 1);
+    struct comm *c;
+    if (comm_init_from_env(&c)) return 5;
+    comm_set_timeout(c, 60000);
+    comm_set_step(c, 7);
+    if (comm_rank(c) == 1) {
+        usleep(4 * 1000 * 1000);
+        return 0;
+    }
+    float b[8] = {0};
+    comm_allreduce(c, b, 8, COMM_F32, COMM_SUM);   /* the watchdog _exit()s during this */
+    return 6;
+}
+
 /* Collectives in a loop until killed or N s pass (e2e: kill a rank mid-run). */
 static int scenario_loop(void)
 {
@@ -158,6 +176,7 @@ static int run_scenario(const char *name)
     if (!strcmp(name, "peer_dies")) return scenario_peer_dies();
     if (!strcmp(name, "skip")) return scenario_skip();
     if (!strcmp(name, "loop")) return scenario_loop();
+    if (!strcmp(name, "watchdog")) return scenario_watchdog();
     fprintf(stderr, "test_comm: unknown scenario '%s'\n", name);
     return 2;
 }
@@ -184,6 +203,8 @@ static void child(int rank, int world, int rfd, const char *scenario, const char
 }
 
 /* Run `scenario` on `world` ranks; codes[r] = exit code of rank r (signals as 128+N). */
+static char *last_notice;   /* the job's failure notice after run_world, if any (owned) */
+
 static void run_world(int world, const char *scenario, const char *child_token, int *codes, double *secs)
 {
     pid_t pids[8];
@@ -214,6 +235,13 @@ static void run_world(int world, const char *scenario, const char *child_token, 
         codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     }
     *secs = mono() - t0;
+    free(last_notice);
+    last_notice = NULL;
+    struct rdzv_client cl;
+    bool found = false;
+    rdzv_client_init(&cl, "127.0.0.1", port, "unit", "tok", "test");
+    rdzv_get(&cl, "fail", 0, false, &found, &last_notice, NULL);
+    rdzv_client_free(&cl);
     rdzv_server_stop(S);
 }
 
@@ -248,6 +276,26 @@ static void test_skipped_collective_times_out(void **s)
     run_world(2, "skip", "tok", codes, &secs);
     assert_int_equal(codes[0], 0);
     assert_int_equal(codes[1], 0);
+}
+
+static void test_watchdog_aborts_a_stuck_collective(void **s)
+{
+    (void)s;
+    int codes[8];
+    double secs;
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    run_world(2, "watchdog", "tok", codes, &secs);
+    char *err = capture_stderr_end(&cap);
+    fputs(err, stderr);
+    assert_int_equal(codes[0], TIPC_EDIST);
+    assert_true(secs < 12);
+    assert_non_null(strstr(err, "rank 0 (node 0): no progress for 2 s in allreduce #1 (32 bytes) at step 7"));
+    assert_non_null(last_notice);   /* every launcher would now stop its ranks */
+    assert_non_null(strstr(last_notice, "allreduce #1"));
+    free(err);
+    free(last_notice);
+    last_notice = NULL;
 }
 
 static void test_wrong_token_fails_init(void **s)
@@ -335,6 +383,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dead_peer_fails_fast),
         cmocka_unit_test(test_skipped_collective_times_out),
         cmocka_unit_test(test_wrong_token_fails_init),
+        cmocka_unit_test(test_watchdog_aborts_a_stuck_collective),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
