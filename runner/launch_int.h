@@ -50,5 +50,7 @@ void job_post_failure(struct launch_job *J, const char *msg);
 enum tipc_status job_finish(struct launch_job *J, bool ok);
 /* Copy of the remote notice, or NULL. */
 char *job_take_notice(struct launch_job *J);
+/* launch_run.c: the signal (SIGINT, SIGTERM, SIGHUP) the launcher got, or 0. */
+int launch_interrupted(void);
 
 #endif

@@ -45,6 +45,7 @@ static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
         enum tipc_status st = rdzv_get(&J->cl, "node/0", 0, true, &found, NULL, NULL);
         if (st == TIPC_OK) return TIPC_OK;
         if (J->cl.last_http != 0) return st;   /* 403, unknown job: printed already */
+        if (launch_interrupted()) return TIPC_EINTR;
         if (mono() > deadline) {
             error_msg(TIPC_EDIST, "launch: %s: the rendezvous server %s:%d (node 0) did not answer within %d s",
                       J->where, J->o->master_host, J->port, J->o->join_timeout_s);
@@ -155,6 +156,7 @@ enum tipc_status job_join(struct launch_job *J)
             if (left <= 0) break;
             st = rdzv_get(&J->cl, k, left < 0.5 ? (int)(left * 1000) + 1 : 500, false, &found, &val, NULL);
             if (!st && !found) st = check_notice(J);
+            if (!st && !found && launch_interrupted()) st = TIPC_EINTR;
         }
         free(k);
         if (st) return st;
@@ -261,7 +263,7 @@ static bool wait_all(struct launch_job *J, const char *kind, double deadline, bo
         char *k = node_key(kind, i);
         bool found = false;
         while (!found && mono() < deadline) {
-            if (stop_on_notice && J->notice) break;
+            if (stop_on_notice && (J->notice || launch_interrupted())) break;
             if (rdzv_get(&J->cl, k, 300, true, &found, NULL, NULL) != TIPC_OK) break;
         }
         free(k);
@@ -280,6 +282,14 @@ enum tipc_status job_finish(struct launch_job *J, bool ok)
         free(k);
         while (!wait_all(J, "done", mono() + 3600, true)) {
             char *n = job_take_notice(J);
+            if (!n && launch_interrupted()) {
+                char *msg = xasprintf("node %d (%s) was interrupted while waiting for the other nodes", o->node_rank, o->self_ip);
+                job_post_failure(J, msg);
+                error_msg(TIPC_EINTR, "launch: %s", msg);
+                free(msg);
+                st = TIPC_EINTR;
+                break;
+            }
             if (n) {
                 error_msg(TIPC_EDIST, "launch: %s: this node's ranks finished, but the job failed: %s", J->where, n);
                 free(n);

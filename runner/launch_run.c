@@ -36,6 +36,8 @@ static void on_signal(int sig)
     errno = e;
 }
 
+int launch_interrupted(void) { return got_signal; }
+
 static double mono(void)
 {
     struct timespec ts;
@@ -400,8 +402,12 @@ int launch_run(struct launch_opts *o)
         if (!code && fin) code = fin;
     } else {
         long h = J.cl.last_http;   /* tell the others, if the store is there and took our token */
-        if (J.cl.base && st != TIPC_EINTR && (h == 200 || h == 404 || h == 412))
-            job_post_failure(&J, "a node failed to join (see its launcher's output)");
+        char *msg = st == TIPC_EINTR ? xasprintf("node %d (%s) was interrupted while joining", o->node_rank, o->self_ip)
+                                     : xasprintf("node %d (%s) failed to join (see its launcher's output)",
+                                                 o->node_rank, o->self_ip);
+        if (st == TIPC_EINTR) error_msg(st, "launch: %s", msg);
+        if (J.cl.base && (h == 200 || h == 404 || h == 412)) job_post_failure(&J, msg);
+        free(msg);
         job_stop_watcher(&J);
         if (J.server) rdzv_server_stop(J.server);
     }

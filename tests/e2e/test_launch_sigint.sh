@@ -31,4 +31,17 @@ wait_gone "$JOB" 10 || fail "survivors 10 s after SIGKILL of node 0's launcher: 
 echo "SIGKILL of node 0: all gone in $(elapsed "$t0") s"
 wait_rc rc1 "$k1_pid"
 [ "$rc1" = 4 ] && grep -q 'lost the rendezvous server' k1.out || fail "node 1: rc=$rc1 $(cat k1.out)"
+
+# SIGINT while node 0 still waits for node 1 to join: out within a second or two, not at the timeout
+LAUNCHERS=()
+port=$(free_port)
+launch_bg j0 --ips=127.0.0.1,127.0.0.2 --node_ip=127.0.0.1 --master=127.0.0.1:$port --join_timeout=60 sleep 60
+for _ in $(seq 50); do ss -ltn 2>/dev/null | grep -q ":$port " && break; sleep 0.1; done
+sleep 0.5
+t0=$(now)
+kill -INT "$j0_pid"
+wait_rc rc "$j0_pid"
+[ "$rc" = 130 ] || fail "SIGINT while joining: exit $rc, want 130"
+[ "$(elapsed "$t0" | cut -d. -f1)" -lt 3 ] || fail "SIGINT while joining took $(elapsed "$t0") s"
+grep -q 'node 0 (127.0.0.1) was interrupted while joining' j0.out || fail "join interrupt message: $(cat j0.out)"
 echo ok
