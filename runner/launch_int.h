@@ -48,6 +48,9 @@ void job_post_failure(struct launch_job *J, const char *msg);
 /* After this node's ranks ended: publish done/left, wait as the protocol says, stop the server.
  * Returns TIPC_OK when every node finished, else TIPC_EDIST (a notice or a lost node). */
 enum tipc_status job_finish(struct launch_job *J, bool ok);
+/* Joining failed: publish left/N; node 0 waits (at most 3 s) for the nodes that joined to leave,
+ * so they read the failure notice instead of a dead server; then stops the server. */
+void job_abort_join(struct launch_job *J);
 /* Copy of the remote notice, or NULL. */
 char *job_take_notice(struct launch_job *J);
 /* launch_run.c: the signal (SIGINT, SIGTERM, SIGHUP) the launcher got, or 0. */

@@ -313,3 +313,24 @@ enum tipc_status job_finish(struct launch_job *J, bool ok)
     }
     return st;
 }
+
+void job_abort_join(struct launch_job *J)
+{
+    job_stop_watcher(J);
+    if (!J->cl.base) return;
+    char *k = node_key("left", J->o->node_rank);
+    long h = J->cl.last_http;
+    if (h == 200 || h == 404 || h == 412) rdzv_put(&J->cl, k, "1", 1, false, NULL);
+    free(k);
+    if (!J->server) return;
+    /* nodes that joined must read the notice before the store goes away */
+    double deadline = mono() + 3;
+    for (int i = 1; i < J->o->nnodes; i++) {
+        char *n = node_key("node", i), *l = node_key("left", i);
+        while (mono() < deadline && rdzv_server_key_age(J->server, n) >= 0 && rdzv_server_key_age(J->server, l) < 0)
+            usleep(50 * 1000);
+        free(n), free(l);
+    }
+    rdzv_server_stop(J->server);
+    J->server = NULL;
+}

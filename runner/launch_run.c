@@ -408,8 +408,7 @@ int launch_run(struct launch_opts *o)
         if (st == TIPC_EINTR) error_msg(st, "launch: %s", msg);
         if (J.cl.base && (h == 200 || h == 404 || h == 412)) job_post_failure(&J, msg);
         free(msg);
-        job_stop_watcher(&J);
-        if (J.server) rdzv_server_stop(J.server);
+        job_abort_join(&J);
     }
     for (int i = 0; L.r && i < L.nr; i++) {
         if (L.r[i].out_fd >= 0) close(L.r[i].out_fd);

@@ -9,7 +9,7 @@ mkdir -p "$W"
 cd "$W" || exit 1
 JOB="e2e$$$(basename "$0" .sh | tr -cd 'a-z0-9')"
 LAUNCHERS=()
-unset TIPC_JOB_TOKEN TIPC_JOB_ID POD_IP PAI_TASK_INDEX SLURM_NODEID SLURM_PROCID NODE_RANK MASTER_ADDR MASTER_PORT
+unset TIPC_JOB_TOKEN TIPC_JOB_ID TIPC_MASTER POD_IP PAI_TASK_INDEX SLURM_NODEID SLURM_PROCID NODE_RANK MASTER_ADDR MASTER_PORT
 
 fail() { echo "FAIL: $*"; for f in "$W"/*.out; do [ -e "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done; exit 1; }
 now() { date +%s.%N; }

@@ -13,9 +13,10 @@ grep -q 'node 1 (127.0.0.2) never joined within 2 s' err || fail "missing node n
 [ "$(elapsed "$t0" | cut -d. -f1)" -lt 6 ] || fail "join timeout took $(elapsed "$t0") s"
 [ -z "$(job_procs "$JOB")" ] || fail "ranks were started without a full job"
 
-# node 0 never starts: node 1 says the rendezvous server did not answer
+# node 0 never starts: node 1 says the rendezvous server did not answer (master from env TIPC_MASTER,
+# node from env POD_IP: how `tipc run` passes them down)
 port=$(free_port)
-rc=0; "$TIPC" launch --job_id="$JOB" $IPS --node_ip=127.0.0.2 --master=127.0.0.1:$port --join_timeout=2 sleep 60 2>err || rc=$?
+rc=0; TIPC_MASTER=127.0.0.1:$port POD_IP=127.0.0.2 "$TIPC" launch --job_id="$JOB" $IPS --join_timeout=2 sleep 60 2>err || rc=$?
 [ "$rc" = 4 ] && grep -q "rendezvous server 127.0.0.1:$port (node 0) did not answer within 2 s" err || fail "no master: rc=$rc $(cat err)"
 
 # wrong token on node 1: 403, said clearly on node 1; node 0 then names node 1 as missing
