@@ -81,10 +81,10 @@ int main(int argc, char **argv)
     int k = 0;
     for (size_t bytes = 1024; bytes <= max_bytes; bytes *= 4, k++) {
         size_t n = bytes / 4;
-        int iters = (int)std::max<size_t>(4, std::min<size_t>(100, (128u << 20) / bytes));
+        int iters = (int)std::max<size_t>(4, std::min<size_t>(200, (128u << 20) / bytes));
         double t[2] = {1e30, 1e30};
         bool ok[2] = {true, true};
-        for (int round = 0; round < 4; round++) {   // tipc, gloo, tipc, gloo (order alternates by size)
+        for (int round = 0; round < 6; round++) {   // tipc, gloo, tipc, ... (first side alternates by size)
             int side = (round + k) % 2;             // 0 = tipc, 1 = gloo
             // one checked call, then `iters` back to back on zeros (in place: sums would overflow)
             fill(buf, n, rank);
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
                     gloo_sum(ctx, buf, n);
                 }
             }
-            t[side] = std::min(t[side], now() - t0);   // best of 2 rounds: the box is shared
+            t[side] = std::min(t[side], now() - t0);   // best of 3 rounds: the box is shared
         }
         // mean over ranks of each rank's best time
         float tt[2] = {(float)t[0], (float)t[1]};
