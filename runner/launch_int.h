@@ -36,6 +36,7 @@ struct launch_job {
     pthread_mutex_t mu;
     char *notice;                /* remote failure text (owned, under mu) */
     volatile int quit;           /* main -> watcher */
+    volatile double store_ok_at; /* monotonic time of the watcher's last answered request */
     bool local_done;             /* this node's ranks all exited 0 */
 };
 

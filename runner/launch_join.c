@@ -31,8 +31,16 @@ static bool parse_view(const char *s, struct view *v)
     return sscanf(s, "nnodes=%d nproc=%d ip=%255s", &v->nnodes, &v->nproc, v->ip) == 3;
 }
 
+/* False once the watcher has not reached the store for 2 s: skip requests that would only wait
+ * for their connect timeout while ranks are being stopped. */
+static bool store_alive(const struct launch_job *J)
+{
+    return !J->watcher_on || mono() - J->store_ok_at < 2.0;
+}
+
 void job_post_failure(struct launch_job *J, const char *msg)
 {
+    if (!store_alive(J)) return;
     bool created = false;
     rdzv_put(&J->cl, "fail", msg, strlen(msg), true, &created);
 }
@@ -216,6 +224,7 @@ static void *watcher_main(void *arg)
     char who[64];
     snprintf(who, sizeof who, "%s (watcher)", J->where);
     rdzv_client_init(&c, o->master_host, J->port, o->job_id, o->token, who);
+    c.connect_timeout_ms = 1000;
     char *alive = node_key("alive", o->node_rank);
     double started = mono(), last_ok = mono();
     while (!J->quit) {
@@ -223,7 +232,7 @@ static void *watcher_main(void *arg)
         char *v = NULL;
         enum tipc_status st = rdzv_put(&c, alive, "1", 1, false, NULL);
         if (!st) st = rdzv_get(&c, "fail", 500, true, &found, &v, NULL);
-        if (!st) last_ok = mono();
+        if (!st) J->store_ok_at = last_ok = mono();
         if (found) {
             notify(J, v);
             break;
@@ -244,6 +253,7 @@ static void *watcher_main(void *arg)
 void job_start_watcher(struct launch_job *J)
 {
     J->quit = 0;
+    J->store_ok_at = mono();
     J->watcher_on = pthread_create(&J->watcher, NULL, watcher_main, J) == 0;
 }
 
@@ -256,6 +266,26 @@ void job_stop_watcher(struct launch_job *J)
 }
 
 /* ---- the end -------------------------------------------------------------------------------- */
+/* Node 0: keep the store up, at most `secs`, until every node that joined has left or gone silent
+ * (no heartbeat for 2 s), so the others read the outcome instead of a dead server; then stop it. */
+static void linger(struct launch_job *J, double secs)
+{
+    if (!J->server) return;
+    double deadline = mono() + secs;
+    for (int i = 1; i < J->o->nnodes; i++) {
+        char *n = node_key("node", i), *l = node_key("left", i), *a = node_key("alive", i);
+        while (mono() < deadline && rdzv_server_key_age(J->server, n) >= 0 && rdzv_server_key_age(J->server, l) < 0) {
+            double age = rdzv_server_key_age(J->server, a);
+            if (age > 2.0 || (age < 0 && rdzv_server_key_age(J->server, n) > 2.0)) break;
+            usleep(50 * 1000);
+        }
+        free(n), free(l), free(a);
+    }
+    rdzv_server_stop(J->server);
+    J->server = NULL;
+}
+
+
 /* Wait until every node has key kind/i (or a notice arrives, or the deadline passes). */
 static bool wait_all(struct launch_job *J, const char *kind, double deadline, bool stop_on_notice)
 {
@@ -276,6 +306,10 @@ enum tipc_status job_finish(struct launch_job *J, bool ok)
 {
     const struct launch_opts *o = J->o;
     enum tipc_status st = ok ? TIPC_OK : TIPC_EDIST;
+    if (ok && !store_alive(J)) {
+        ok = false;
+        st = error_msg(TIPC_EDIST, "launch: %s: this node's ranks finished, but the rendezvous store is unreachable", J->where);
+    }
     if (ok) {   /* all succeed or all fail: wait for every node's done, or a notice */
         char *k = node_key("done", o->node_rank);
         rdzv_put(&J->cl, k, "1", 1, false, NULL);
@@ -302,15 +336,12 @@ enum tipc_status job_finish(struct launch_job *J, bool ok)
             }
         }
     }
+    bool alive = store_alive(J);
     job_stop_watcher(J);
     char *k = node_key("left", o->node_rank);
-    rdzv_put(&J->cl, k, "1", 1, false, NULL);
+    if (alive) rdzv_put(&J->cl, k, "1", 1, false, NULL);
     free(k);
-    if (J->server) {   /* let the other nodes read the outcome before the store goes away */
-        wait_all(J, "left", mono() + (ok ? 10 : 5), false);
-        rdzv_server_stop(J->server);
-        J->server = NULL;
-    }
+    linger(J, ok ? 10 : 5);
     return st;
 }
 
@@ -323,14 +354,5 @@ void job_abort_join(struct launch_job *J)
     if (h == 200 || h == 404 || h == 412) rdzv_put(&J->cl, k, "1", 1, false, NULL);
     free(k);
     if (!J->server) return;
-    /* nodes that joined must read the notice before the store goes away */
-    double deadline = mono() + 3;
-    for (int i = 1; i < J->o->nnodes; i++) {
-        char *n = node_key("node", i), *l = node_key("left", i);
-        while (mono() < deadline && rdzv_server_key_age(J->server, n) >= 0 && rdzv_server_key_age(J->server, l) < 0)
-            usleep(50 * 1000);
-        free(n), free(l);
-    }
-    rdzv_server_stop(J->server);
-    J->server = NULL;
+    linger(J, 3);
 }

@@ -350,7 +350,7 @@ enum tipc_status rdzv_put(struct rdzv_client *c, const char *key, const void *va
                           bool create_only, bool *created)
 {
     struct sink s = {0};
-    long code = request(c, "PUT", key, create_only ? "?create=1" : "", val, n, 10000, false, &s);
+    long code = request(c, "PUT", key, create_only ? "?create=1" : "", val, n, 5000, false, &s);
     enum tipc_status st = TIPC_OK;
     if (code == 0) st = TIPC_EDIST;
     else if (code == 200 || (code == 412 && create_only)) {
@@ -366,7 +366,7 @@ enum tipc_status rdzv_get(struct rdzv_client *c, const char *key, int wait_ms, b
     struct sink s = {0};
     char q[32];
     snprintf(q, sizeof q, "?wait=%d", wait_ms > 0 ? wait_ms : 0);
-    long code = request(c, "GET", key, q, NULL, 0, (long)(wait_ms > 0 ? wait_ms : 0) + 10000, quiet, &s);
+    long code = request(c, "GET", key, q, NULL, 0, (long)(wait_ms > 0 ? wait_ms : 0) + 5000, quiet, &s);
     *found = false;
     if (code == 200) {
         *found = true;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Two nodes in two network namespaces joined by a veth pair the test creates (10.231.N.1 / .2): the
 # nodes find themselves by interface address (no --node_ip), meet through node 0's store, and run
-# real Gloo collectives over the veth; then a rank is killed and both nodes stop.
+# real Gloo collectives over the veth; then a rank is killed and both nodes stop; then the link is
+# cut mid-run (anchors #14): collectives time out naming the collective and step, and everything stops.
 . "$(dirname "$0")/lib_launch.sh"
 COMM=$ROOT/build/san/tests/test_comm
 [ -x "$COMM" ] || { echo "SKIP $COMM not built (make test builds it)"; exit 77; }
@@ -29,9 +30,9 @@ grep -q "node 1/2 ($NET.2)" a1.out || fail "node 1 did not find itself by addres
 for r in 0 1 2 3; do grep -q "^rank $r of 4: collectives ok (backend gloo)" l/workerlog.$r || fail "rank $r"; done
 
 LAUNCHERS=()
-nsl b1 "$NS1" $ARGS "$COMM" --worker loop
-nsl b0 "$NS0" $ARGS "$COMM" --worker loop
-for _ in $(seq 100); do grep -q looping l/workerlog.2 2>/dev/null && break; sleep 0.1; done
+nsl b1 "$NS1" $ARGS --log_dir=lb "$COMM" --worker loop
+nsl b0 "$NS0" $ARGS --log_dir=lb "$COMM" --worker loop
+for _ in $(seq 100); do grep -q looping lb/workerlog.2 2>/dev/null && break; sleep 0.1; done
 victim=$(rank_pid "$JOB" 2)
 [ -n "$victim" ] || fail "no rank 2"
 t0=$(now)
@@ -41,4 +42,20 @@ echo "kill across namespaces: all gone in $(elapsed "$t0") s"
 wait_rc rc0 "$b0_pid"; wait_rc rc1 "$b1_pid"
 [ "$rc0" = 4 ] && [ "$rc1" = 137 ] || fail "exit codes $rc0 $rc1, want 4 and 137"
 grep -q "rank 2 (node 1, $NET.2" b0.out || fail "node 0 does not name rank 2 on node 1"
+
+LAUNCHERS=()
+export TIPC_COMM_TIMEOUT=3
+nsl c1 "$NS1" $ARGS --log_dir=lc "$COMM" --worker loop
+nsl c0 "$NS0" $ARGS --log_dir=lc "$COMM" --worker loop
+for _ in $(seq 100); do grep -q looping lc/workerlog.3 2>/dev/null && break; sleep 0.1; done
+grep -q looping lc/workerlog.3 || fail "link-cut run did not start"
+t0=$(now)
+ip -n "$NS1" link set "$V1" down
+wait_gone "$JOB" 15 || fail "survivors 15 s after the link went down: $(job_procs "$JOB")"
+echo "link down: all gone in $(elapsed "$t0") s"
+wait_rc rc0 "$c0_pid"; wait_rc rc1 "$c1_pid"
+[ "$rc0" != 0 ] && [ "$rc1" != 0 ] || fail "link down: exit codes $rc0 $rc1, want both non-zero"
+grep -q 'allreduce #[0-9]* (16384 bytes) at step [0-9]* failed' lc/workerlog.0 || fail "rank 0 does not name the collective: $(tail -n 3 lc/workerlog.0)"
+# node 1 stops either because its store is gone or because its own ranks' collectives timed out
+grep -Eq 'lost the rendezvous server|rank [23] \(node 1.* exited with code 4' c1.out || fail "node 1: $(cat c1.out)"
 echo ok
