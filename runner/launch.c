@@ -338,8 +338,8 @@ static enum tipc_status resolve_master(struct launch_opts *o)
         const char *pai = getenv("PAI_HOST_IP_worker_0"), *ma = getenv("MASTER_ADDR");
         if (pai && *pai) o->master_host = xstrdup(pai);
         else if (o->nips) o->master_host = xstrdup(o->ips[0]);
+        else if (o->nnodes == 1) o->master_host = xstrdup("127.0.0.1");   /* not an outer job's MASTER_ADDR */
         else if (ma && *ma) o->master_host = xstrdup(ma), from_env = true;
-        else if (o->nnodes == 1) o->master_host = xstrdup("127.0.0.1");
         else return error_msg(TIPC_EUSAGE, "launch: no master for %d nodes; give --ips, --master or MASTER_ADDR",
                               o->nnodes);
     }

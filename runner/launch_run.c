@@ -375,8 +375,15 @@ int launch_run(struct launch_opts *o)
     struct loop L = {.J = &J, .nr = o->nproc};
     snprintf(J.where, sizeof J.where, "node %d", o->node_rank);
     tipc_set_msg_prefix("");
-    if (mkdir(o->log_dir, 0755) && errno != EEXIST)
-        return error_msg(TIPC_EIO, "launch: cannot create log dir '%s': %s", o->log_dir, strerror(errno));
+    for (char *p = o->log_dir + 1;; p++) {   /* mkdir -p */
+        bool end = !*p;
+        if (*p != '/' && !end) continue;
+        *p = 0;
+        int bad = mkdir(o->log_dir, 0755) && errno != EEXIST;
+        if (!end) *p = '/';
+        if (bad) return error_msg(TIPC_EIO, "launch: cannot create log dir '%s': %s", o->log_dir, strerror(errno));
+        if (end) break;
+    }
     if (pipe2(L.sig_pipe, O_CLOEXEC | O_NONBLOCK) || pipe2(J.watch_pipe, O_CLOEXEC | O_NONBLOCK))
         return error_msg(TIPC_EIO, "launch: pipe: %s", strerror(errno));
     pthread_mutex_init(&J.mu, NULL);

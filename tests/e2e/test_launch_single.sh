@@ -3,15 +3,16 @@
 # by default), a failing rank's exit code, tipc subcommands as CMD, usage and node-finding errors.
 . "$(dirname "$0")/lib_launch.sh"
 
-# env and logs
-"$TIPC" launch --job_id="$JOB" --gpus=3,5 --log_dir=logs bash -c \
+# env and logs (an outer job's MASTER_ADDR/MASTER_PORT must not leak into a one-node job)
+MASTER_ADDR=192.0.2.1 MASTER_PORT=1 "$TIPC" launch --job_id="$JOB" --gpus=3,5 --log_dir=logs bash -c \
   'echo "R=$RANK L=$LOCAL_RANK W=$WORLD_SIZE LW=$LOCAL_WORLD_SIZE P=$PADDLE_TRAINER_ID/$PADDLE_TRAINERS_NUM G=$FLAGS_selected_gpus M=$MASTER_ADDR:$MASTER_PORT T=${#TIPC_JOB_TOKEN} E=$PADDLE_TRAINER_ENDPOINTS"' \
   >out 2>err || fail "2 ranks, exit $?"
 grep -q '^R=0 L=0 W=2 LW=2 P=0/2 G=3 M=127.0.0.1:[0-9]* T=32 E=127.0.0.1:6170,127.0.0.1:6171$' logs/workerlog.0 || fail "rank 0 env: $(cat logs/workerlog.0)"
 grep -q '^R=1 L=1 W=2 LW=2 P=1/2 G=5 ' logs/workerlog.1 || fail "rank 1 env: $(cat logs/workerlog.1)"
 grep -q '^\[0:0\] R=0 ' out || fail "console has no [0:0] line: $(cat out)"
 grep -q 'R=1' out && fail "rank 1 echoed without --echo=all"
-"$TIPC" launch --job_id="$JOB" --nproc_per_node=3 --echo=all --log_dir=logs bash -c 'echo "hello $RANK"' >out 2>err || fail "echo all"
+"$TIPC" launch --job_id="$JOB" --nproc_per_node=3 --echo=all --log_dir=deep/er/logs bash -c 'echo "hello $RANK"' >out 2>err || fail "echo all"
+[ -s deep/er/logs/workerlog.2 ] || fail "nested --log_dir not created"
 [ "$(grep -c '^\[0:[0-2]\] hello [0-2]$' out)" = 3 ] || fail "--echo=all: $(cat out)"
 
 # line atomicity: 3 ranks print 2000 long lines each at once; every console line is whole
