@@ -379,7 +379,7 @@ static char *make_token(const struct launch_opts *o)
         for (const char *p = seed; *p; p++) h1 = (h1 ^ (unsigned char)*p) * 1099511628211ULL, h2 = (h2 ^ h1) * 0x9E3779B97F4A7C15ULL;
         memcpy(r, &h1, 8), memcpy(r + 8, &h2, 8);
         free(seed);
-        warning_msg("launch: TIPC_JOB_TOKEN is not set; using a token derived from the job id and --ips "
+        warning_msg("launch: TIPC_JOB_TOKEN is not set; using a token derived from the job id and master endpoint "
                     "(it keeps jobs apart but is no secret: export the same random TIPC_JOB_TOKEN on every node)");
     }
     for (size_t i = 0; i < sizeof r; i++) snprintf(s + 2 * i, 3, "%02x", r[i]);

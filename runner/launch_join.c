@@ -105,13 +105,14 @@ static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
         rdzv_get(&J->cl, k, 0, true, &found, NULL, NULL);
         free(k);
         if (found) continue;
-        char *t = xasprintf("%s%snode %d (%s)", names, *names ? ", " : "", i,
-                            J->o->nips ? J->o->ips[i] : "?");
+        int r0 = i * J->o->nproc, r1 = r0 + J->o->nproc - 1;
+        char *t = xasprintf("%s%snode %d (%s, rank%s %d%s%.0d)", names, *names ? ", " : "", i,
+                            J->o->nips ? J->o->ips[i] : "?", r1 > r0 ? "s" : "", r0, r1 > r0 ? "-" : "",
+                            r1 > r0 ? r1 : 0);
         free(names);
         names = t;
     }
-    char *msg = xasprintf("%s never joined within %d s (ranks %d..%d of %d missing at least)", names,
-                          J->o->join_timeout_s, first_missing * J->o->nproc, J->o->nnodes * J->o->nproc - 1,
+    char *msg = xasprintf("%s never joined within %d s (world size %d)", names, J->o->join_timeout_s,
                           J->o->nnodes * J->o->nproc);
     job_post_failure(J, msg);
     error_msg(TIPC_EDIST, "launch: %s: %s", J->where, msg);
@@ -266,9 +267,10 @@ void job_stop_watcher(struct launch_job *J)
 }
 
 /* ---- the end -------------------------------------------------------------------------------- */
-/* Node 0: keep the store up, at most `secs`, until every node that joined has left or gone silent
- * (no heartbeat for 2 s), so the others read the outcome instead of a dead server; then stop it. */
-static void linger(struct launch_job *J, double secs)
+/* Node 0: keep the store up, at most `secs`, until every node that joined has left (or, once
+ * heartbeats run, gone silent for 2 s), so the others read the outcome instead of a dead server;
+ * then stop it. */
+static void linger(struct launch_job *J, double secs, bool heartbeats)
 {
     if (!J->server) return;
     double deadline = mono() + secs;
@@ -276,7 +278,7 @@ static void linger(struct launch_job *J, double secs)
         char *n = node_key("node", i), *l = node_key("left", i), *a = node_key("alive", i);
         while (mono() < deadline && rdzv_server_key_age(J->server, n) >= 0 && rdzv_server_key_age(J->server, l) < 0) {
             double age = rdzv_server_key_age(J->server, a);
-            if (age > 2.0 || (age < 0 && rdzv_server_key_age(J->server, n) > 2.0)) break;
+            if (heartbeats && (age > 2.0 || (age < 0 && rdzv_server_key_age(J->server, n) > 2.0))) break;
             usleep(50 * 1000);
         }
         free(n), free(l), free(a);
@@ -341,7 +343,7 @@ enum tipc_status job_finish(struct launch_job *J, bool ok)
     char *k = node_key("left", o->node_rank);
     if (alive) rdzv_put(&J->cl, k, "1", 1, false, NULL);
     free(k);
-    linger(J, ok ? 10 : 5);
+    linger(J, ok ? 10 : 5, true);
     return st;
 }
 
@@ -354,5 +356,5 @@ void job_abort_join(struct launch_job *J)
     if (h == 200 || h == 404 || h == 412) rdzv_put(&J->cl, k, "1", 1, false, NULL);
     free(k);
     if (!J->server) return;
-    linger(J, 3);
+    linger(J, 3, false);   /* no heartbeats before the ranks start */
 }

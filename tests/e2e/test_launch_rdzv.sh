@@ -9,7 +9,18 @@ IPS=--ips=127.0.0.1,127.0.0.2
 port=$(free_port); t0=$(now)
 rc=0; "$TIPC" launch --job_id="$JOB" $IPS --node_ip=127.0.0.1 --master=127.0.0.1:$port --join_timeout=2 sleep 60 2>err || rc=$?
 [ "$rc" = 4 ] || fail "missing node: exit $rc, want 4"
-grep -q 'node 1 (127.0.0.2) never joined within 2 s' err || fail "missing node not named: $(cat err)"
+grep -q 'node 1 (127.0.0.2, rank 1) never joined within 2 s (world size 2)' err || fail "missing node not named: $(cat err)"
+
+# 3 nodes x 2 ranks, node 2 never starts: both others name node 2 and its ranks
+port=$(free_port)
+IPS3=--ips=127.0.0.1,127.0.0.2,127.0.0.3
+launch_bg g1 $IPS3 --node_ip=127.0.0.2 --master=127.0.0.1:$port --gpus=0,1 --join_timeout=2 sleep 60
+rc=0; "$TIPC" launch --job_id="$JOB" $IPS3 --node_ip=127.0.0.1 --master=127.0.0.1:$port --gpus=0,1 --join_timeout=2 sleep 60 2>err || rc=$?
+wait_rc rc1 "$g1_pid"
+[ "$rc" = 4 ] && [ "$rc1" = 4 ] || fail "3 nodes, one missing: exit $rc $rc1"
+grep -q 'node 2 (127.0.0.3, ranks 4-5) never joined within 2 s (world size 6)' err || fail "node 0: $(cat err)"
+grep -q 'node 2 (127.0.0.3, ranks 4-5) never joined' g1.out || fail "node 1: $(cat g1.out)"
+grep -q 'cannot reach' g1.out && fail "node 0 stopped its store before node 1 had left: $(cat g1.out)"
 [ "$(elapsed "$t0" | cut -d. -f1)" -lt 6 ] || fail "join timeout took $(elapsed "$t0") s"
 [ -z "$(job_procs "$JOB")" ] || fail "ranks were started without a full job"
 
@@ -28,7 +39,7 @@ rc=0; TIPC_JOB_TOKEN=wrong "$TIPC" launch --job_id="$JOB" $IPS --node_ip=127.0.0
 grep -q "node 1: the rendezvous server at http://127.0.0.1:$port/kv/$JOB/ refused the job token (HTTP 403)" err || fail "403 message: $(cat err)"
 grep -q 'hint: set the same TIPC_JOB_TOKEN on every node' err || fail "no hint: $(cat err)"
 wait_rc rc "$t0_pid"
-[ "$rc" = 4 ] && grep -q 'node 1 (127.0.0.2) never joined' t0.out || fail "node 0 after wrong token: rc=$rc $(cat t0.out)"
+[ "$rc" = 4 ] && grep -q 'node 1 (127.0.0.2, rank 1) never joined' t0.out || fail "node 0 after wrong token: rc=$rc $(cat t0.out)"
 
 # port in use: a first job holds the port; a second job on it says so with a hint
 port=$(free_port)
