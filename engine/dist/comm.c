@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,58 @@ enum tipc_status comm_barrier(struct comm *c)
 {
     op_begin(c, "barrier", 0);
     return op_end(c, c->be->barrier(c->impl, c->timeout_ms));
+}
+
+enum tipc_status comm_allreduce_buckets(struct comm *c, void *buf, size_t n, enum comm_dtype dt,
+                                        enum comm_redop op, size_t bucket_bytes)
+{
+    size_t es = dtype_size(dt), per = bucket_bytes ? bucket_bytes / es : n;
+    if (per == 0) per = 1;
+    for (size_t off = 0; off < n; off += per)
+        TRY(comm_allreduce(c, (char *)buf + off * es, n - off < per ? n - off : per, dt, op));
+    return TIPC_OK;
+}
+
+static uint64_t hash_bytes(const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {   /* 8 bytes a step: cheap enough for every N steps */
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001B3ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001B3ULL;
+    return h ^ (h >> 32);
+}
+
+enum tipc_status comm_check_same(struct comm *c, const void *buf, size_t bytes, const char *what)
+{
+    uint64_t mine = hash_bytes(buf, bytes), *all = xcalloc((size_t)c->world, sizeof *all);
+    enum tipc_status st = comm_allgather(c, &mine, all, sizeof mine);
+    if (st) {
+        free(all);
+        return st;
+    }
+    char *list = xstrdup("");
+    for (int r = 1; r < c->world; r++)
+        if (all[r] != all[0]) {
+            char *t = xasprintf("%s%s%d", list, *list ? ", " : "", r);
+            free(list);
+            list = t;
+        }
+    if (*list) {
+        st = error_msg(TIPC_EDIST, "%s: %s (%zu bytes) differ across ranks at step %ld: rank%s %s differ%s from rank 0",
+                       c->prefix, what, bytes, c->step, strchr(list, ',') ? "s" : "", list,
+                       strchr(list, ',') ? "" : "s");
+        error_hint("data-parallel ranks must stay identical: check the broadcast at start, the allreduce "
+                   "order and any rank-dependent update");
+    }
+    free(list);
+    free(all);
+    return st;
 }
 
 /* ---- f16 / bf16 ------------------------------------------------------------------------------ */

@@ -13,7 +13,8 @@
  * timeout + 5 s, a backstop for a backend that ignores its timeout), saying which collective and
  * step it is stuck in, after posting the job's failure notice so every launcher stops its ranks.
  *
- * Not here: bucketing, overlap with backward, parameter checksums (the engine's train loop). */
+ * Not here: overlap with backward (the calls block), which parameters to check and when (the
+ * engine's train loop). */
 #ifndef TIPC_COMM_H
 #define TIPC_COMM_H
 
@@ -45,6 +46,16 @@ enum tipc_status comm_broadcast(struct comm *c, void *buf, size_t bytes, int roo
 /* out (world * bytes, rank-major) := every rank's in (bytes). */
 enum tipc_status comm_allgather(struct comm *c, const void *in, void *out, size_t bytes);
 enum tipc_status comm_barrier(struct comm *c);
+
+/* Gradient buckets: allreduce buf in consecutive chunks of at most bucket_bytes, always in the same
+ * (ascending) order on every rank, so ranks can never pair different buckets (anchors #15).
+ * bucket_bytes 0 = one call. Same result as comm_allreduce. */
+enum tipc_status comm_allreduce_buckets(struct comm *c, void *buf, size_t n, enum comm_dtype dt,
+                                        enum comm_redop op, size_t bucket_bytes);
+/* Collective check that buf (bytes) is bit-identical on every rank (a 64-bit hash is allgathered).
+ * A mismatch is TIPC_EDIST on every rank, with a message naming `what`, the step and the ranks that
+ * differ from rank 0. */
+enum tipc_status comm_check_same(struct comm *c, const void *buf, size_t bytes, const char *what);
 
 /* ---- backend interface (comm.c dispatches; one vtable per backend) -------------------------- */
 struct comm_backend {

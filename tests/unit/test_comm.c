@@ -55,6 +55,34 @@ static int check_16bit(struct comm *c, enum comm_dtype dt)
     return 0;
 }
 
+/* Fixed-order buckets give the flat result; comm_check_same passes on equal buffers and names the
+ * rank whose buffer differs. */
+static int check_buckets_and_same(struct comm *c)
+{
+    int rank = comm_rank(c), w = comm_world(c);
+    size_t n = 10007;
+    float *b = malloc(n * sizeof *b);
+    for (size_t i = 0; i < n; i++) b[i] = (float)((rank + 1) * (int)(i % 97));
+    if (comm_allreduce_buckets(c, b, n, COMM_F32, COMM_SUM, 4096)) FAILF("bucketed allreduce failed");
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != (float)(w * (w + 1) / 2 * (int)(i % 97))) FAILF("bucket [%zu] = %g", i, b[i]);
+    if (comm_check_same(c, b, n * sizeof *b, "parameters")) FAILF("identical buffers reported different");
+    if (rank == w - 1) b[1234] += 1;
+    comm_set_step(c, 99);
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    enum tipc_status st = comm_check_same(c, b, n * sizeof *b, "parameters");
+    char *err = capture_stderr_end(&cap);
+    char want[96];
+    snprintf(want, sizeof want, "parameters (%zu bytes) differ across ranks at step 99: rank %d differs", n * 4, w - 1);
+    int bad = st != TIPC_EDIST || !strstr(err, want);
+    if (bad) fprintf(stderr, "rank %d: got: %s", rank, err);
+    free(err);
+    free(b);
+    if (bad) FAILF("a differing rank was not reported");
+    return 0;
+}
+
 static int scenario_collectives(void)
 {
     struct comm *c;
@@ -78,6 +106,7 @@ static int scenario_collectives(void)
             if (out[r * 33 + i] != r * 1000 + i) FAILF("allgather [%d][%d] = %d", r, i, out[r * 33 + i]);
     free(out);
     if (!rc && comm_barrier(c)) FAILF("barrier failed");
+    if (!rc) rc = check_buckets_and_same(c);
     if (!rc) printf("rank %d of %d: collectives ok (backend %s)\n", rank, w, comm_backend_name(c));
     comm_free(c);
     return rc;
