@@ -171,8 +171,20 @@ static enum tipc_status init_backend(struct comm *c)
     if (be && *be && strcmp(be, "gloo"))
         return error_msg(TIPC_EUSAGE, "%s: TIPC_COMM_BACKEND='%s': expected 'gloo' or 'nccl'", c->prefix, be);
     c->be = &comm_backend_gloo;
-    const char *ip = getenv("TIPC_NODE_IP");
-    return comm_gloo_init(&c->impl, c->rank, c->world, ip && *ip ? ip : host, &kv, c->timeout_ms);
+    const char *ip = getenv("TIPC_NODE_IP"), *hier = getenv("TIPC_COMM_HIERARCHICAL");
+    struct comm_topo t = {0}, *topo = NULL;
+    if (hier && !strcmp(hier, "1")) {
+        TRY(env_int("TIPC_NNODES", 1, 1, c->world, &t.nnodes));
+        TRY(env_int("LOCAL_WORLD_SIZE", 1, 1, c->world, &t.local_world));
+        TRY(env_int("LOCAL_RANK", 0, 0, t.local_world - 1, &t.local_rank));
+        t.node = c->node;
+        if (t.nnodes * t.local_world != c->world || c->rank != t.node * t.local_world + t.local_rank)
+            return error_msg(TIPC_EDIST, "%s: TIPC_COMM_HIERARCHICAL=1 needs node-major ranks: RANK=%d, node %d, "
+                             "LOCAL_RANK=%d of %d, %d nodes, WORLD_SIZE=%d do not fit", c->prefix, c->rank, t.node,
+                             t.local_rank, t.local_world, t.nnodes, c->world);
+        if (t.nnodes > 1 && t.local_world > 1) topo = &t;   /* else it is the flat algorithm anyway */
+    }
+    return comm_gloo_init(&c->impl, c->rank, c->world, topo, ip && *ip ? ip : host, &kv, c->timeout_ms);
 }
 
 enum tipc_status comm_init_from_env(struct comm **out)

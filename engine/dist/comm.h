@@ -5,6 +5,7 @@
  *   world 1          comm_none.c   (copies, no threads, no sockets)
  *   CPU tensors      comm_gloo.cc  (Debian's libgloo, TCP; its rendezvous store is our HTTP KV)
  *   GPU tensors      comm_nccl.c   (TIPC_COMM_BACKEND=nccl; TIPC_ENOTBUILT without CUDA)
+ * TIPC_COMM_HIERARCHICAL=1 makes allreduce two-level (see struct comm_topo).
  * Every call is blocking and collective: all ranks call the same sequence with the same sizes
  * (a fixed order is part of the protocol, anchors.md #15). Every call returns within the timeout
  * (TIPC_COMM_TIMEOUT seconds, default 300; comm_set_timeout) with TIPC_EDIST and a message naming
@@ -74,9 +75,14 @@ struct comm_kv {
     int (*set)(void *ud, const char *key, const void *val, size_t n);            /* 0 ok */
     int (*get)(void *ud, const char *key, int wait_ms, char **val, size_t *n);   /* 0 ok, 1 timeout, -1 error */
 };
-/* comm_gloo.cc: connect a full mesh. Errors print "rank R: ..." and return TIPC_EDIST. */
-enum tipc_status comm_gloo_init(void **impl, int rank, int world, const char *bind_addr,
-                                const struct comm_kv *kv, int timeout_ms);
+/* Hierarchical allreduce (TIPC_COMM_HIERARCHICAL=1): ranks are node-major, rank = node * local_world
+ * + local_rank. Allreduce then runs inside the node, across nodes on one 1/local_world slice per local
+ * rank, and broadcasts the slices inside the node: inter-node traffic shrinks by local_world. */
+struct comm_topo { int node, nnodes, local_rank, local_world; };
+/* comm_gloo.cc: connect a full mesh (plus the node and cross-node meshes when topo is non-NULL).
+ * Errors print "rank R: ..." and return TIPC_EDIST. */
+enum tipc_status comm_gloo_init(void **impl, int rank, int world, const struct comm_topo *topo,
+                                const char *bind_addr, const struct comm_kv *kv, int timeout_ms);
 extern const struct comm_backend comm_backend_gloo;
 /* comm_nccl.c */
 enum tipc_status comm_nccl_init(void **impl, int rank, int world, const struct comm_kv *kv, int timeout_ms);

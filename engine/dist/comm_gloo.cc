@@ -17,6 +17,7 @@
 #include <gloo/broadcast.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/prefix_store.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
 
@@ -81,6 +82,9 @@ struct Gloo {
     int rank = 0;
     std::shared_ptr<gloo::transport::Device> dev;
     std::shared_ptr<gloo::rendezvous::Context> ctx;
+    // hierarchical: this node's ranks, and the ranks with this local rank on every node
+    std::shared_ptr<gloo::rendezvous::Context> local, cross;
+    comm_topo topo{};
     uint32_t tag = 0;
 };
 
@@ -102,21 +106,56 @@ struct Half { static float to(unsigned short h) { return comm_half_to_float(h); 
 struct Bf16 { static float to(unsigned short h) { return comm_bf16_to_float(h); }
               static unsigned short from(float f) { return comm_float_to_bf16(f); } };
 
+// Sum-allreduce of n elements at buf over ctx (throws on failure).
+void allreduce_on(const std::shared_ptr<gloo::rendezvous::Context> &ctx, uint32_t tag, void *buf, size_t n,
+                  enum comm_dtype dt, int timeout_ms)
+{
+    gloo::AllreduceOptions o(ctx);
+    if (dt == COMM_F32) {
+        o.setOutput(static_cast<float *>(buf), n);
+        o.setReduceFunction(static_cast<void (*)(void *, const void *, const void *, size_t)>(&gloo::sum<float>));
+    } else {
+        o.setOutput(static_cast<unsigned short *>(buf), n);
+        o.setReduceFunction(dt == COMM_F16 ? &reduce_16<Half> : &reduce_16<Bf16>);
+    }
+    o.setTag(tag);
+    o.setTimeout(std::chrono::milliseconds(timeout_ms));
+    gloo::allreduce(o);
+}
+
+void broadcast_on(const std::shared_ptr<gloo::rendezvous::Context> &ctx, uint32_t tag, char *buf, size_t bytes,
+                  int root, int timeout_ms)
+{
+    gloo::BroadcastOptions o(ctx);
+    if (ctx->rank == root) o.setInput(buf, bytes);
+    o.setOutput(buf, bytes);
+    o.setRoot(root);
+    o.setTag(tag);
+    o.setTimeout(std::chrono::milliseconds(timeout_ms));
+    gloo::broadcast(o);
+}
+
+// Two-level allreduce: node sum, cross-node sum of this local rank's slice, slices broadcast in the node.
+void allreduce_hier(Gloo *g, void *buf, size_t n, enum comm_dtype dt, int timeout_ms)
+{
+    size_t es = dt == COMM_F32 ? 4 : 2, L = (size_t)g->topo.local_world;
+    auto slice = [&](size_t j) { return j * n / L; };   // slice j = [slice(j), slice(j+1))
+    allreduce_on(g->local, g->tag++, buf, n, dt, timeout_ms);
+    size_t j = (size_t)g->topo.local_rank, len = slice(j + 1) - slice(j);
+    if (len) allreduce_on(g->cross, g->tag, static_cast<char *>(buf) + slice(j) * es, len, dt, timeout_ms);
+    g->tag++;
+    for (size_t k = 0; k < L; k++, g->tag++)
+        if (slice(k + 1) > slice(k))
+            broadcast_on(g->local, g->tag, static_cast<char *>(buf) + slice(k) * es, (slice(k + 1) - slice(k)) * es,
+                         (int)k, timeout_ms);
+}
+
 enum tipc_status g_allreduce(void *impl, void *buf, size_t n, enum comm_dtype dt, int timeout_ms)
 {
     auto *g = static_cast<Gloo *>(impl);
     try {
-        gloo::AllreduceOptions o(g->ctx);
-        if (dt == COMM_F32) {
-            o.setOutput(static_cast<float *>(buf), n);
-            o.setReduceFunction(static_cast<void (*)(void *, const void *, const void *, size_t)>(&gloo::sum<float>));
-        } else {
-            o.setOutput(static_cast<unsigned short *>(buf), n);
-            o.setReduceFunction(dt == COMM_F16 ? &reduce_16<Half> : &reduce_16<Bf16>);
-        }
-        o.setTag(g->tag++);
-        o.setTimeout(std::chrono::milliseconds(timeout_ms));
-        gloo::allreduce(o);
+        if (g->local) allreduce_hier(g, buf, n, dt, timeout_ms);
+        else allreduce_on(g->ctx, g->tag++, buf, n, dt, timeout_ms);
     } catch (const std::exception &e) {
         return fail(g->rank, "allreduce", e);
     }
@@ -127,13 +166,7 @@ enum tipc_status g_broadcast(void *impl, void *buf, size_t bytes, int root, int 
 {
     auto *g = static_cast<Gloo *>(impl);
     try {
-        gloo::BroadcastOptions o(g->ctx);
-        if (g->rank == root) o.setInput(static_cast<char *>(buf), bytes);
-        o.setOutput(static_cast<char *>(buf), bytes);
-        o.setRoot(root);
-        o.setTag(g->tag++);
-        o.setTimeout(std::chrono::milliseconds(timeout_ms));
-        gloo::broadcast(o);
+        broadcast_on(g->ctx, g->tag++, static_cast<char *>(buf), bytes, root, timeout_ms);
     } catch (const std::exception &e) {
         return fail(g->rank, "broadcast", e);
     }
@@ -174,8 +207,8 @@ void g_destroy(void *impl) { delete static_cast<Gloo *>(impl); }
 
 } // namespace
 
-extern "C" enum tipc_status comm_gloo_init(void **impl, int rank, int world, const char *bind_addr,
-                                           const struct comm_kv *kv, int timeout_ms)
+extern "C" enum tipc_status comm_gloo_init(void **impl, int rank, int world, const struct comm_topo *topo,
+                                           const char *bind_addr, const struct comm_kv *kv, int timeout_ms)
 {
     *impl = nullptr;
     auto *g = new Gloo;
@@ -188,6 +221,17 @@ extern "C" enum tipc_status comm_gloo_init(void **impl, int rank, int world, con
         g->ctx->setTimeout(std::chrono::milliseconds(timeout_ms));
         KvStore store(*kv, timeout_ms);
         g->ctx->connectFullMesh(store, g->dev);
+        if (topo) {   // the node's mesh and this local rank's cross-node mesh, keys kept apart by prefix
+            g->topo = *topo;
+            gloo::rendezvous::PrefixStore ls("local" + std::to_string(topo->node), store);
+            g->local = std::make_shared<gloo::rendezvous::Context>(topo->local_rank, topo->local_world);
+            g->local->setTimeout(std::chrono::milliseconds(timeout_ms));
+            g->local->connectFullMesh(ls, g->dev);
+            gloo::rendezvous::PrefixStore cs("cross" + std::to_string(topo->local_rank), store);
+            g->cross = std::make_shared<gloo::rendezvous::Context>(topo->node, topo->nnodes);
+            g->cross->setTimeout(std::chrono::milliseconds(timeout_ms));
+            g->cross->connectFullMesh(cs, g->dev);
+        }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "tipc: error: rank %d: cannot join the gloo mesh of %d ranks on '%s': %s\n", rank,
                      world, bind_addr, e.what());

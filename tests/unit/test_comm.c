@@ -107,7 +107,8 @@ static int scenario_collectives(void)
     free(out);
     if (!rc && comm_barrier(c)) FAILF("barrier failed");
     if (!rc) rc = check_buckets_and_same(c);
-    if (!rc) printf("rank %d of %d: collectives ok (backend %s)\n", rank, w, comm_backend_name(c));
+    if (!rc) printf("rank %d of %d: collectives ok (backend %s%s)\n", rank, w, comm_backend_name(c),
+                    getenv("TIPC_COMM_HIERARCHICAL") ? ", hierarchical" : "");
     comm_free(c);
     return rc;
 }
@@ -224,6 +225,11 @@ static void child(int rank, int world, int rfd, const char *scenario, const char
     setenv("TIPC_JOB_ID", "unit", 1);
     setenv("TIPC_JOB_TOKEN", token, 1);
     setenv("TIPC_COMM_TIMEOUT", "20", 1);
+    const char *lw = getenv("LOCAL_WORLD_SIZE");
+    int L = lw ? (int)strtol(lw, NULL, 10) : 1;
+    if (L < 1) L = 1;
+    snprintf(v, sizeof v, "%d", rank % L), setenv("LOCAL_RANK", v, 1);
+    snprintf(v, sizeof v, "%d", rank / L), setenv("TIPC_NODE_RANK", v, 1);
     fflush(stdout);
     int rc = run_scenario(scenario);
     fflush(stdout);
@@ -284,6 +290,20 @@ static void test_collectives_exact(int world)
 static void test_collectives_2(void **s) { (void)s; test_collectives_exact(2); }
 static void test_collectives_3(void **s) { (void)s; test_collectives_exact(3); }
 static void test_collectives_4(void **s) { (void)s; test_collectives_exact(4); }
+
+/* 2 nodes x 2 ranks, two-level allreduce: the same exact sums as the flat one */
+static void test_collectives_hierarchical(void **s)
+{
+    (void)s;
+    setenv("TIPC_COMM_HIERARCHICAL", "1", 1);
+    setenv("TIPC_NNODES", "2", 1);
+    setenv("LOCAL_WORLD_SIZE", "2", 1);
+    int codes[8];
+    double secs;
+    run_world(4, "collectives", "tok", codes, &secs);
+    unsetenv("TIPC_COMM_HIERARCHICAL"), unsetenv("TIPC_NNODES"), unsetenv("LOCAL_WORLD_SIZE");
+    for (int r = 0; r < 4; r++) assert_int_equal(codes[r], 0);
+}
 
 static void test_dead_peer_fails_fast(void **s)
 {
@@ -409,6 +429,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_collectives_2),
         cmocka_unit_test(test_collectives_3),
         cmocka_unit_test(test_collectives_4),
+        cmocka_unit_test(test_collectives_hierarchical),
         cmocka_unit_test(test_dead_peer_fails_fast),
         cmocka_unit_test(test_skipped_collective_times_out),
         cmocka_unit_test(test_wrong_token_fails_init),
