@@ -38,7 +38,11 @@ struct launch_job {
     volatile int quit;           /* main -> watcher */
     volatile double store_ok_at; /* monotonic time of the watcher's last answered request */
     bool local_done;             /* this node's ranks all exited 0 */
+    char **peer_ips;             /* [nnodes] each node's address, from its view (owned) */
 };
+
+/* launch_probe.c: TCP reachability between every pair of nodes before ranks start. */
+enum tipc_status job_probe(struct launch_job *J);
 
 /* launch_join.c */
 enum tipc_status job_join(struct launch_job *J);             /* start server (node 0), join, check views */

@@ -71,6 +71,9 @@ static enum tipc_status check_view(struct launch_job *J, int i, const char *val)
     struct view v;
     if (!parse_view(val, &v))
         return error_msg(TIPC_EDIST, "launch: %s: node %d published a view tipc cannot read: '%s'", J->where, i, val);
+    if (!J->peer_ips) J->peer_ips = xcalloc((size_t)o->nnodes, sizeof *J->peer_ips);
+    free(J->peer_ips[i]);
+    J->peer_ips[i] = xstrdup(v.ip);
     if (v.nnodes == o->nnodes && v.nproc == o->nproc) return TIPC_OK;
     char *msg = xasprintf("world size mismatch: node %d (%s) has nnodes=%d nproc_per_node=%d (world %d) but "
                           "node %d (%s) has nnodes=%d nproc_per_node=%d (world %d)",
@@ -174,7 +177,8 @@ enum tipc_status job_join(struct launch_job *J)
         free(val);
         if (st) return st;
     }
-    return check_notice(J);
+    TRY(check_notice(J));
+    return job_probe(J);
 }
 
 /* ---- watcher thread ------------------------------------------------------------------------- */

@@ -423,6 +423,8 @@ int launch_run(struct launch_opts *o)
         free(L.r[i].line);
     }
     free(L.r);
+    for (int i = 0; J.peer_ips && i < o->nnodes; i++) free(J.peer_ips[i]);
+    free(J.peer_ips);
     rdzv_client_free(&J.cl);
     free(J.notice);
     close(L.sig_pipe[0]), close(L.sig_pipe[1]), close(J.watch_pipe[0]), close(J.watch_pipe[1]);

@@ -43,6 +43,20 @@ wait_rc rc0 "$b0_pid"; wait_rc rc1 "$b1_pid"
 [ "$rc0" = 4 ] && [ "$rc1" = 137 ] || fail "exit codes $rc0 $rc1, want 4 and 137"
 grep -q "rank 2 (node 1, $NET.2" b0.out || fail "node 0 does not name rank 2 on node 1"
 
+# node 1 listed under an address only it has (on its lo, no route from node 0: a wrong NIC, anchors
+# #6): the probe before the ranks start says which node cannot reach which address; no rank starts
+LAUNCHERS=()
+UNR=10.233.$(( $$ % 250 )).2
+ip -n "$NS1" addr add "$UNR/32" dev lo || fail "extra address"
+nsl u1 "$NS1" --ips=$NET.1,$UNR --gpus=0 --log_dir=lu --join_timeout=8 sleep 60
+nsl u0 "$NS0" --ips=$NET.1,$UNR --gpus=0 --log_dir=lu --join_timeout=8 sleep 60
+wait_rc rc0 "$u0_pid"; wait_rc rc1 "$u1_pid"
+[ "$rc0" = 4 ] && [ "$rc1" = 4 ] || fail "unreachable node: exit codes $rc0 $rc1, want 4 4"
+for f in u0.out u1.out; do
+    grep -q "node 0 ($NET.1) cannot open a TCP connection to node 1 at $UNR:[0-9]*: Network is unreachable" $f || fail "$f: $(cat $f)"
+done
+[ ! -e lu/workerlog.0 ] || fail "ranks started although node 1 is unreachable"
+
 LAUNCHERS=()
 export TIPC_COMM_TIMEOUT=3
 nsl c1 "$NS1" $ARGS --log_dir=lc "$COMM" --worker loop
