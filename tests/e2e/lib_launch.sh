@@ -52,6 +52,20 @@ launch_bg() {
 }
 # wait_rc VAR PID: wait for background PID (not in a subshell: only this shell can wait), VAR=its code
 wait_rc() { local _wrc=0; wait "$2" || _wrc=$?; eval "$1=$_wrc"; }
+# wait_line FILE PATTERN: until FILE has a line matching PATTERN (10 s), else fail the test
+wait_line() {
+    local _i
+    for _i in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    fail "no line '$2' in $1 after 10 s"
+}
+# kill_expect_gone SIG PID SECS WHAT: signal PID; every process of the job and every launcher must be
+# gone within SECS s
+kill_expect_gone() {
+    local t0; t0=$(now)
+    kill -"$1" "$2"
+    wait_gone "$JOB" "$3" || fail "survivors $3 s after $4: $(job_procs "$JOB") launchers $(alive_launchers)"
+    echo "$4: all gone in $(elapsed "$t0") s"
+}
 cleanup() {
     local p
     for p in $(alive_launchers) $(job_procs "$JOB"); do kill -9 "$p" 2>/dev/null; done

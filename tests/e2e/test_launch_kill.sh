@@ -10,14 +10,10 @@ port=$(free_port)
 IPS="--ips=127.0.0.1,127.0.0.2 --master=127.0.0.1:$port --gpus=0,1"
 launch_bg n0 $IPS --node_ip=127.0.0.1 --log_dir=l "$COMM" --worker loop
 launch_bg n1 $IPS --node_ip=127.0.0.2 --log_dir=l "$COMM" --worker loop
-for _ in $(seq 100); do grep -q looping l/workerlog.3 2>/dev/null && break; sleep 0.1; done
-grep -q looping l/workerlog.3 || fail "ranks never started looping"
+wait_line l/workerlog.3 looping
 victim=$(rank_pid "$JOB" 3)
 [ -n "$victim" ] || fail "no rank 3 process"
-t0=$(now)
-kill -9 "$victim"
-wait_gone "$JOB" 10 || fail "still alive 10 s after the kill: $(job_procs "$JOB") launchers $(alive_launchers)"
-echo "all gone in $(elapsed "$t0") s"
+kill_expect_gone 9 "$victim" 10 "kill -9 of rank 3"
 wait_rc rc0 "$n0_pid"; wait_rc rc1 "$n1_pid"
 [ "$rc0" != 0 ] && [ "$rc1" != 0 ] || fail "exit codes $rc0 $rc1, want both non-zero"
 [ "$rc1" = 137 ] || fail "node 1 exit $rc1, want 137 (its rank 3 was SIGKILLed)"

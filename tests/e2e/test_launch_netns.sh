@@ -32,13 +32,10 @@ for r in 0 1 2 3; do grep -q "^rank $r of 4: collectives ok (backend gloo)" l/wo
 LAUNCHERS=()
 nsl b1 "$NS1" $ARGS --log_dir=lb "$COMM" --worker loop
 nsl b0 "$NS0" $ARGS --log_dir=lb "$COMM" --worker loop
-for _ in $(seq 100); do grep -q looping lb/workerlog.2 2>/dev/null && break; sleep 0.1; done
+wait_line lb/workerlog.2 looping
 victim=$(rank_pid "$JOB" 2)
 [ -n "$victim" ] || fail "no rank 2"
-t0=$(now)
-kill -9 "$victim"
-wait_gone "$JOB" 10 || fail "survivors 10 s after killing rank 2: $(job_procs "$JOB")"
-echo "kill across namespaces: all gone in $(elapsed "$t0") s"
+kill_expect_gone 9 "$victim" 10 "kill -9 of rank 2 across namespaces"
 wait_rc rc0 "$b0_pid"; wait_rc rc1 "$b1_pid"
 [ "$rc0" = 4 ] && [ "$rc1" = 137 ] || fail "exit codes $rc0 $rc1, want 4 and 137"
 grep -q "rank 2 (node 1, $NET.2" b0.out || fail "node 0 does not name rank 2 on node 1"
@@ -61,8 +58,7 @@ LAUNCHERS=()
 export TIPC_COMM_TIMEOUT=3
 nsl c1 "$NS1" $ARGS --log_dir=lc "$COMM" --worker loop
 nsl c0 "$NS0" $ARGS --log_dir=lc "$COMM" --worker loop
-for _ in $(seq 100); do grep -q looping lc/workerlog.3 2>/dev/null && break; sleep 0.1; done
-grep -q looping lc/workerlog.3 || fail "link-cut run did not start"
+wait_line lc/workerlog.3 looping
 t0=$(now)
 ip -n "$NS1" link set "$V1" down
 wait_gone "$JOB" 15 || fail "survivors 15 s after the link went down: $(job_procs "$JOB")"
