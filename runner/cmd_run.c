@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmds.h"      /* defines: usage_run */
 #include "config.h"    /* defines: cfg_load */
@@ -12,6 +11,7 @@
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
 #include "../engine/core/check.h"
+#include "../engine/core/timer.h"   /* defines: now_seconds */
 #include "../engine/core/osutil.h"  /* defines: self_exe_path, copy_file_to */
 #include "../prepare/fsutil.h"      /* defines: mkdir_p */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
@@ -106,13 +106,6 @@ static void print_plan(const struct plan *p, const struct run_args *a)
             else printf("               this node: found by `tipc launch` among --ips=%s\n", s->ips);
         }
     }
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int run_stage(const struct stage *s, const char *self, const char *pod_ip_env)

@@ -12,6 +12,7 @@
 #include "../engine/core/parse.h"
 #include "../engine/backend/backend.h"
 #include "../engine/model/trainer.h"
+#include "../engine/dist/comm.h"
 #include "../engine/core/banned.h"
 
 const char usage_train[] =
@@ -130,15 +131,21 @@ int cmd_train(int argc, char **argv)
             st = error_msg(TIPC_EUSAGE, "train: --test-only needs --pretrained=CKPT");
     }
     if (st == TIPC_OK && !help) {
-        if (o.world > 1)
-            warning_msg("rank %d of %d: gradient allreduce is not built in yet; ranks train on their shards independently",
-                        o.rank, o.world);
-        backend_cpu_fix_blas();
+        o.local_rank = env_int("LOCAL_RANK", "PADDLE_LOCAL_RANK", o.rank);
+        o.bucket_bytes = 25u << 20; /* FLAGS_fuse_parameter_memory_size's default */
+        o.check_every = 50;
+    }
+    if (st == TIPC_OK && !help) {
+        backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
+        if (o.world > 1) st = comm_init_from_env(&o.comm);
+    }
+    if (st == TIPC_OK && !help) {
         backend_cpu_set_threads(o.threads);
         if (o.pretrained && o.resume) warning_msg("--resume given: --pretrained '%s' is ignored", o.pretrained);
         if (o.resume) o.pretrained = NULL;
         st = train_run(&o);
     }
+    comm_free(o.comm);
     flag_list_free(&f.over);
     if (fflush(stdout) && st == TIPC_OK) st = TIPC_EIO;
     return st;

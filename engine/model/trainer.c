@@ -15,6 +15,7 @@
 #include "../core/timer.h"
 #include "../../prepare/fsutil.h"
 #include "../io/checkpoint.h"
+#include "../dist/comm.h"
 #include "../core/banned.h"
 
 /* top-1 / top-5 hits of one batch from host logits (n, K) */
@@ -42,7 +43,8 @@ static enum tipc_status check_labels(const struct source *s, const struct batch 
     return TIPC_OK;
 }
 
-static enum tipc_status evaluate(struct net *net, struct source *val, double *acc1, double *acc5)
+static enum tipc_status evaluate(const struct train_opts *o, struct net *net, struct source *val, double *acc1,
+                                 double *acc5)
 {
     int K = net_num_classes(net), h1 = 0, h5 = 0, seen = 0;
     bool was = net->train;
@@ -62,6 +64,11 @@ static enum tipc_status evaluate(struct net *net, struct source *val, double *ac
     }
     free(logits);
     net->train = was;
+    if (st == TIPC_OK && o->comm) { /* every rank evaluated its shard: sum the counts (exact in f32 < 2^24) */
+        float c[3] = {(float)h1, (float)h5, (float)seen};
+        st = comm_allreduce(o->comm, c, 3, COMM_F32, COMM_SUM);
+        h1 = (int)c[0], h5 = (int)c[1], seen = (int)c[2];
+    }
     *acc1 = seen ? 100.0 * h1 / seen : 0;
     *acc5 = seen ? 100.0 * h5 / seen : 0;
     return st;
@@ -78,7 +85,7 @@ static void fill_meta(struct ckpt_meta *m, const struct recipe *r)
 
 static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta *m, struct net *net, bool best)
 {
-    if (o->rank != 0) return TIPC_OK;
+    if (o->local_rank != 0) return TIPC_OK;
     char *p = xasprintf("%s/epoch_%d.ckpt", o->r.output_dir, m->epoch);
     enum tipc_status st = ckpt_save(p, m, net);
     free(p);
@@ -97,8 +104,17 @@ static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta 
 
 struct step_stats { double loss, reader, batch; int h1, h5, seen, steps; };
 
+/* Data parallel: make every rank hold rank 0's parameters and BN statistics, then prove it. */
+static enum tipc_status dp_sync_from_rank0(const struct train_opts *o, struct net *net, bool params)
+{
+    if (!o->comm) return TIPC_OK;
+    if (params) TRY(comm_broadcast(o->comm, net->params, net->nparams * sizeof(float), 0));
+    TRY(comm_broadcast(o->comm, net->stats, net->nstats * sizeof(float), 0));
+    return comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters");
+}
+
 static enum tipc_status train_epoch(const struct train_opts *o, struct net *net, struct source *tr, struct rng *rng,
-                                    struct ckpt_meta *m)
+                                    struct ckpt_meta *m, double *comm_seconds)
 {
     const struct recipe *r = &o->r;
     int K = net_num_classes(net), spe = tr->steps_per_epoch;
@@ -125,10 +141,19 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         }
         net->be.ops->download(net->be.ctx, logits, net_logits(net), (size_t)b->n * K);
         net_backward(net, b->n, (float)r->label_smoothing);
-        if (o->allreduce && (st = o->allreduce(o->allreduce_ctx, net->grads, net->nparams)) != TIPC_OK) break;
+        if (o->comm) {
+            double t0 = now_seconds();
+            comm_set_step(o->comm, (long)m->step);
+            st = comm_allreduce_buckets(o->comm, net->grads, net->nparams, COMM_F32, COMM_AVG, o->bucket_bytes);
+            *comm_seconds += now_seconds() - t0;
+            if (st != TIPC_OK) break;
+        }
         net->be.ops->sgd_step(net->be.ctx, net->params, net->mom, net->grads, net->nparams, (float)lr,
                               (float)r->momentum, (float)r->weight_decay);
         m->step++;
+        if (o->comm && o->check_every > 0 && m->step % o->check_every == 0 &&
+            (st = comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters")) != TIPC_OK)
+            break;
         double t_done = now_seconds();
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
         ss.loss += loss, ss.seen += b->n, ss.steps++;
@@ -189,18 +214,24 @@ enum tipc_status train_run(const struct train_opts *o)
                net.nparams, r->num_classes, r->width_mult, r->image_size, o->test_only ? "-" : source_describe(&tr),
                tr.steps_per_epoch, source_describe(&val));
     if ((st = setup_weights(o, &net, &m)) != TIPC_OK) goto out;
+    if ((st = dp_sync_from_rank0(o, &net, true)) != TIPC_OK) goto out;
     double a1, a5;
     if (o->test_only) {
-        if ((st = evaluate(&net, &val, &a1, &a5)) == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
+        if ((st = evaluate(o, &net, &val, &a1, &a5)) == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
     if ((st = mkdir_p(r->output_dir)) != TIPC_OK) goto out;
     while (m.epoch < r->epochs) {
-        if ((st = train_epoch(o, &net, &tr, &m.rng, &m)) != TIPC_OK) goto out;
+        double comm_s = 0, t0 = now_seconds();
+        if ((st = train_epoch(o, &net, &tr, &m.rng, &m, &comm_s)) != TIPC_OK) goto out;
+        if (o->comm && o->rank == 0)
+            printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in gradient allreduce\n",
+                   o->world, comm_backend_name(o->comm), 100.0 * comm_s / (now_seconds() - t0), m.epoch);
         m.epoch++;
+        if ((st = dp_sync_from_rank0(o, &net, false)) != TIPC_OK) goto out;
         bool best = false;
         if (r->eval_during_train) {
-            if ((st = evaluate(&net, &val, &a1, &a5)) != TIPC_OK) goto out;
+            if ((st = evaluate(o, &net, &val, &a1, &a5)) != TIPC_OK) goto out;
             if (o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
             best = a1 >= m.best_acc1;
             if (best) m.best_acc1 = a1;

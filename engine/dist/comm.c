@@ -1,0 +1,373 @@
+/* comm.c: the collectives front end: env, backend choice, per-call bookkeeping (sequence number,
+ * step, timeout), the watchdog, and the HTTP-KV callbacks Gloo's rendezvous store runs on.
+ * Backends: comm_none.c, comm_gloo.cc, comm_nccl.c. Interface and env: comm.h. */
+#include "comm.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../../runner/rendezvous.h"   /* the job's KV store client */
+#include "../core/banned.h"
+
+struct comm {
+    int rank, world, node;
+    const struct comm_backend *be;
+    void *impl;
+    int timeout_ms;
+    int watchdog_ms;         /* TIPC_WATCHDOG: abort when one call runs this long; 0 = timeout + 5 s */
+    long step;
+    /* what is running now, for the watchdog (under mu) */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const char *op;          /* NULL when idle */
+    unsigned long seq;       /* collectives issued so far */
+    size_t op_size;
+    double op_start;
+    int quit;
+    pthread_t watchdog;
+    int watchdog_on;
+    /* rendezvous */
+    struct rdzv_client kv;
+    int kv_on;
+    char prefix[48];         /* "rank 3 (node 1)" */
+};
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int comm_rank(const struct comm *c) { return c->rank; }
+int comm_world(const struct comm *c) { return c->world; }
+const char *comm_backend_name(const struct comm *c) { return c->be->name; }
+void comm_set_timeout(struct comm *c, int ms) { c->timeout_ms = ms > 0 ? ms : 1; }
+void comm_set_step(struct comm *c, long step) { c->step = step; }
+
+/* ---- KV callbacks for Gloo's store ---------------------------------------------------------- */
+static int kv_set(void *ud, const char *key, const void *val, size_t n)
+{
+    struct comm *c = ud;
+    char *k = xasprintf("gloo/%s", key);
+    enum tipc_status st = rdzv_put(&c->kv, k, val, n, false, NULL);
+    free(k);
+    return st ? -1 : 0;
+}
+
+static int kv_get(void *ud, const char *key, int wait_ms, char **val, size_t *n)
+{
+    struct comm *c = ud;
+    char *k = xasprintf("gloo/%s", key);
+    bool found = false;
+    enum tipc_status st = TIPC_OK;
+    double deadline = mono() + wait_ms / 1000.0;
+    do {   /* long-poll in slices so a server restart or a slow peer is not one giant request */
+        double left = deadline - mono();
+        int w = left > 1.0 ? 1000 : left > 0 ? (int)(left * 1000) + 1 : 0;
+        st = rdzv_get(&c->kv, k, w, false, &found, val, n);
+    } while (!st && !found && mono() < deadline);
+    free(k);
+    return st ? -1 : found ? 0 : 1;
+}
+
+/* ---- watchdog ------------------------------------------------------------------------------- */
+static void post_notice(struct comm *c, const char *msg)
+{
+    if (!c->kv_on) return;
+    struct rdzv_client w;   /* own handle: the main thread may be inside a request */
+    const char *host = getenv("MASTER_ADDR"), *port = getenv("MASTER_PORT"), *job = getenv("TIPC_JOB_ID"),
+               *tok = getenv("TIPC_JOB_TOKEN");
+    int p = 0;
+    if (!host || !port || !parse_int(port, 1, 65535, &p)) return;
+    if (rdzv_client_init(&w, host, p, job ? job : "default", tok ? tok : "", c->prefix) == TIPC_OK)
+        rdzv_put(&w, "fail", msg, strlen(msg), true, NULL);
+    rdzv_client_free(&w);
+}
+
+static void *watchdog_main(void *arg)
+{
+    struct comm *c = arg;
+    pthread_mutex_lock(&c->mu);
+    while (!c->quit) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+        double limit = c->watchdog_ms ? c->watchdog_ms / 1000.0 : c->timeout_ms / 1000.0 + 5.0;
+        if (c->op && mono() - c->op_start > limit) {
+            char *msg = xasprintf("%s: no progress for %.0f s in %s #%lu (%zu bytes) at step %ld; aborting the job",
+                                  c->prefix, mono() - c->op_start, c->op, c->seq, c->op_size, c->step);
+            fprintf(stderr, "tipc: error: %s\n", msg);
+            fprintf(stderr, "hint: a peer died or skipped this collective; see the other ranks' workerlog files\n");
+            post_notice(c, msg);
+            _exit(TIPC_EDIST);
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+/* Bracket every call: the watchdog sees what is running; errors get the context. */
+static void op_begin(struct comm *c, const char *op, size_t bytes)
+{
+    pthread_mutex_lock(&c->mu);
+    c->op = op;
+    c->seq++;
+    c->op_size = bytes;
+    c->op_start = mono();
+    pthread_mutex_unlock(&c->mu);
+}
+
+static enum tipc_status op_end(struct comm *c, enum tipc_status st)
+{
+    pthread_mutex_lock(&c->mu);
+    const char *op = c->op;
+    c->op = NULL;
+    pthread_mutex_unlock(&c->mu);
+    if (st)
+        error_msg(st, "%s: %s #%lu (%zu bytes) at step %ld failed after %.1f s (timeout %d ms, backend %s)",
+                  c->prefix, op, c->seq, c->op_size, c->step, mono() - c->op_start, c->timeout_ms, c->be->name);
+    return st;
+}
+
+/* ---- env and init --------------------------------------------------------------------------- */
+static enum tipc_status env_int(const char *name, int dflt, int min, int max, int *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) v = NULL;
+    if (!v && !strcmp(name, "RANK")) v = getenv("PADDLE_TRAINER_ID");
+    if (!v && !strcmp(name, "WORLD_SIZE")) v = getenv("PADDLE_TRAINERS_NUM");
+    if (!v) return *out = dflt, TIPC_OK;
+    if (!parse_int(v, min, max, out))
+        return error_msg(TIPC_EDIST, "comm: env %s='%s' is not an integer in [%d, %d]", name, v, min, max);
+    return TIPC_OK;
+}
+
+static enum tipc_status init_backend(struct comm *c)
+{
+    const char *be = getenv("TIPC_COMM_BACKEND");
+    const char *host = getenv("MASTER_ADDR"), *job = getenv("TIPC_JOB_ID"), *tok = getenv("TIPC_JOB_TOKEN");
+    int port = 0;
+    TRY(env_int("MASTER_PORT", 0, 0, 65535, &port));
+    if (!host || !*host || !port || !tok)
+        return error_msg(TIPC_EDIST, "%s: WORLD_SIZE=%d but MASTER_ADDR, MASTER_PORT or TIPC_JOB_TOKEN is not set; "
+                                     "start the ranks with `tipc launch`", c->prefix, c->world);
+    TRY(rdzv_client_init(&c->kv, host, port, job && *job ? job : "default", tok, c->prefix));
+    c->kv_on = 1;
+    struct comm_kv kv = {.ud = c, .set = kv_set, .get = kv_get};
+    if (be && !strcmp(be, "nccl")) {
+        c->be = &comm_backend_nccl;
+        return comm_nccl_init(&c->impl, c->rank, c->world, &kv, c->timeout_ms);
+    }
+    if (be && *be && strcmp(be, "gloo"))
+        return error_msg(TIPC_EUSAGE, "%s: TIPC_COMM_BACKEND='%s': expected 'gloo' or 'nccl'", c->prefix, be);
+    c->be = &comm_backend_gloo;
+    const char *ip = getenv("TIPC_NODE_IP"), *hier = getenv("TIPC_COMM_HIERARCHICAL");
+    struct comm_topo t = {0}, *topo = NULL;
+    if (hier && !strcmp(hier, "1")) {
+        TRY(env_int("TIPC_NNODES", 1, 1, c->world, &t.nnodes));
+        TRY(env_int("LOCAL_WORLD_SIZE", 1, 1, c->world, &t.local_world));
+        TRY(env_int("LOCAL_RANK", 0, 0, t.local_world - 1, &t.local_rank));
+        t.node = c->node;
+        if (t.nnodes * t.local_world != c->world || c->rank != t.node * t.local_world + t.local_rank)
+            return error_msg(TIPC_EDIST, "%s: TIPC_COMM_HIERARCHICAL=1 needs node-major ranks: RANK=%d, node %d, "
+                             "LOCAL_RANK=%d of %d, %d nodes, WORLD_SIZE=%d do not fit", c->prefix, c->rank, t.node,
+                             t.local_rank, t.local_world, t.nnodes, c->world);
+        if (t.nnodes > 1 && t.local_world > 1) topo = &t;   /* else it is the flat algorithm anyway */
+    }
+    return comm_gloo_init(&c->impl, c->rank, c->world, topo, ip && *ip ? ip : host, &kv, c->timeout_ms);
+}
+
+enum tipc_status comm_init_from_env(struct comm **out)
+{
+    struct comm *c = xcalloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    c->be = &comm_backend_none;
+    int tmo_s = 300;
+    enum tipc_status st = env_int("WORLD_SIZE", 1, 1, 1 << 20, &c->world);
+    if (!st) st = env_int("RANK", 0, 0, c->world - 1, &c->rank);
+    if (!st) st = env_int("TIPC_NODE_RANK", 0, 0, 1 << 20, &c->node);
+    if (!st) st = env_int("TIPC_COMM_TIMEOUT", 300, 1, 86400, &tmo_s);
+    int wd_s = 0;
+    if (!st) st = env_int("TIPC_WATCHDOG", 0, 0, 86400, &wd_s);
+    c->timeout_ms = tmo_s * 1000;
+    c->watchdog_ms = wd_s * 1000;
+    snprintf(c->prefix, sizeof c->prefix, "rank %d (node %d)", c->rank, c->node);
+    if (!st && c->world > 1) st = init_backend(c);
+    if (st) {
+        comm_free(c);
+        return st;
+    }
+    c->watchdog_on = c->world > 1 && pthread_create(&c->watchdog, NULL, watchdog_main, c) == 0;
+    *out = c;
+    return TIPC_OK;
+}
+
+void comm_free(struct comm *c)
+{
+    if (!c) return;
+    if (c->watchdog_on) {
+        pthread_mutex_lock(&c->mu);
+        c->quit = 1;
+        pthread_cond_broadcast(&c->cv);
+        pthread_mutex_unlock(&c->mu);
+        pthread_join(c->watchdog, NULL);
+    }
+    if (c->impl) c->be->destroy(c->impl);
+    if (c->kv_on) rdzv_client_free(&c->kv);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+/* ---- collectives ---------------------------------------------------------------------------- */
+static size_t dtype_size(enum comm_dtype dt) { return dt == COMM_F32 ? 4 : 2; }
+
+static void scale(void *buf, size_t n, enum comm_dtype dt, float s)
+{
+    float *f = buf;
+    unsigned short *h = buf;
+    for (size_t i = 0; i < n; i++) {
+        if (dt == COMM_F32) f[i] *= s;
+        else if (dt == COMM_F16) h[i] = comm_float_to_half(comm_half_to_float(h[i]) * s);
+        else h[i] = comm_float_to_bf16(comm_bf16_to_float(h[i]) * s);
+    }
+}
+
+enum tipc_status comm_allreduce(struct comm *c, void *buf, size_t n, enum comm_dtype dt, enum comm_redop op)
+{
+    op_begin(c, "allreduce", n * dtype_size(dt));
+    enum tipc_status st = n ? c->be->allreduce(c->impl, buf, n, dt, c->timeout_ms) : TIPC_OK;
+    if (!st && op == COMM_AVG && c->world > 1) scale(buf, n, dt, 1.0f / (float)c->world);
+    return op_end(c, st);
+}
+
+enum tipc_status comm_broadcast(struct comm *c, void *buf, size_t bytes, int root)
+{
+    if (root < 0 || root >= c->world) BUG("comm_broadcast: root %d out of [0, %d)", root, c->world);
+    op_begin(c, "broadcast", bytes);
+    return op_end(c, bytes ? c->be->broadcast(c->impl, buf, bytes, root, c->timeout_ms) : TIPC_OK);
+}
+
+enum tipc_status comm_allgather(struct comm *c, const void *in, void *out, size_t bytes)
+{
+    op_begin(c, "allgather", bytes);
+    return op_end(c, bytes ? c->be->allgather(c->impl, in, out, bytes, c->timeout_ms) : TIPC_OK);
+}
+
+enum tipc_status comm_barrier(struct comm *c)
+{
+    op_begin(c, "barrier", 0);
+    return op_end(c, c->be->barrier(c->impl, c->timeout_ms));
+}
+
+enum tipc_status comm_allreduce_buckets(struct comm *c, void *buf, size_t n, enum comm_dtype dt,
+                                        enum comm_redop op, size_t bucket_bytes)
+{
+    size_t es = dtype_size(dt), per = bucket_bytes ? bucket_bytes / es : n;
+    if (per == 0) per = 1;
+    for (size_t off = 0; off < n; off += per)
+        TRY(comm_allreduce(c, (char *)buf + off * es, n - off < per ? n - off : per, dt, op));
+    return TIPC_OK;
+}
+
+static uint64_t hash_bytes(const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {   /* 8 bytes a step: cheap enough for every N steps */
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001B3ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001B3ULL;
+    return h ^ (h >> 32);
+}
+
+enum tipc_status comm_check_same(struct comm *c, const void *buf, size_t bytes, const char *what)
+{
+    uint64_t mine = hash_bytes(buf, bytes), *all = xcalloc((size_t)c->world, sizeof *all);
+    enum tipc_status st = comm_allgather(c, &mine, all, sizeof mine);
+    if (st) {
+        free(all);
+        return st;
+    }
+    char *list = xstrdup("");
+    for (int r = 1; r < c->world; r++)
+        if (all[r] != all[0]) {
+            char *t = xasprintf("%s%s%d", list, *list ? ", " : "", r);
+            free(list);
+            list = t;
+        }
+    if (*list) {
+        st = error_msg(TIPC_EDIST, "%s: %s (%zu bytes) differ across ranks at step %ld: rank%s %s differ%s from rank 0",
+                       c->prefix, what, bytes, c->step, strchr(list, ',') ? "s" : "", list,
+                       strchr(list, ',') ? "" : "s");
+        error_hint("data-parallel ranks must stay identical: check the broadcast at start, the allreduce "
+                   "order and any rank-dependent update");
+    }
+    free(list);
+    free(all);
+    return st;
+}
+
+/* ---- f16 / bf16 ------------------------------------------------------------------------------ */
+float comm_half_to_float(unsigned short h)
+{
+    unsigned sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    float v;
+    if (exp == 0) v = ldexpf((float)man, -24);
+    else if (exp == 31) v = man ? NAN : INFINITY;
+    else v = ldexpf((float)(man | 0x400), (int)exp - 25);
+    return sign ? -v : v;
+}
+
+unsigned short comm_float_to_half(float f)
+{
+    unsigned x;
+    memcpy(&x, &f, 4);
+    unsigned sign = (x >> 16) & 0x8000;
+    if (isnan(f)) return (unsigned short)(sign | 0x7e00);
+    float a = fabsf(f);
+    if (a >= 65520.0f) return (unsigned short)(sign | 0x7c00);
+    if (a < ldexpf(1, -14)) /* subnormal: multiples of 2^-24, rounded to nearest even by rintf */
+        return (unsigned short)(sign | (unsigned)rintf(ldexpf(a, 24)));
+    int e;
+    float m = frexpf(a, &e);                        /* a = m * 2^e, m in [0.5, 1) */
+    unsigned mant = (unsigned)rintf(ldexpf(m, 11)); /* 11 significant bits, in [1024, 2048] */
+    if (mant == 2048) mant = 1024, e++;
+    return (unsigned short)(sign | ((unsigned)(e + 14) << 10) | (mant & 0x3ff));
+}
+
+float comm_bf16_to_float(unsigned short h)
+{
+    unsigned x = (unsigned)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+unsigned short comm_float_to_bf16(float f)
+{
+    unsigned x;
+    memcpy(&x, &f, 4);
+    if (isnan(f)) return (unsigned short)((x >> 16) | 0x40);
+    x += 0x7fff + ((x >> 16) & 1);   /* round to nearest even */
+    return (unsigned short)(x >> 16);
+}

@@ -1,0 +1,97 @@
+/* comm.h: collectives, the only distributed interface the engine sees.
+ *
+ * comm_init_from_env() reads what `tipc launch` sets (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+ * TIPC_JOB_ID, TIPC_JOB_TOKEN, TIPC_NODE_IP; docs/distributed.md) and picks a backend:
+ *   world 1          comm_none.c   (copies, no threads, no sockets)
+ *   CPU tensors      comm_gloo.cc  (Debian's libgloo, TCP; its rendezvous store is our HTTP KV)
+ *   GPU tensors      comm_nccl.c   (TIPC_COMM_BACKEND=nccl; TIPC_ENOTBUILT without CUDA)
+ * TIPC_COMM_HIERARCHICAL=1 makes allreduce two-level (see struct comm_topo).
+ * Every call is blocking and collective: all ranks call the same sequence with the same sizes
+ * (a fixed order is part of the protocol, anchors.md #15). Every call returns within the timeout
+ * (TIPC_COMM_TIMEOUT seconds, default 300; comm_set_timeout) with TIPC_EDIST and a message naming
+ * the rank, the collective, its sequence number and the step, instead of hanging. A watchdog
+ * thread aborts the process (exit 4) if a call runs longer than TIPC_WATCHDOG seconds (default: the
+ * timeout + 5 s, a backstop for a backend that ignores its timeout), saying which collective and
+ * step it is stuck in, after posting the job's failure notice so every launcher stops its ranks.
+ *
+ * Not here: overlap with backward (the calls block), which parameters to check and when (the
+ * engine's train loop). */
+#ifndef TIPC_COMM_H
+#define TIPC_COMM_H
+
+#include <stddef.h>
+#include "../core/status.h"
+
+enum comm_dtype { COMM_F32, COMM_F16, COMM_BF16 };
+enum comm_redop { COMM_SUM, COMM_AVG };
+
+struct comm;
+
+/* Join the job's collectives. *c owned by the caller: comm_free(). World 1 never touches the network. */
+enum tipc_status comm_init_from_env(struct comm **c);
+void comm_free(struct comm *c);
+
+int comm_rank(const struct comm *c);
+int comm_world(const struct comm *c);
+const char *comm_backend_name(const struct comm *c);
+
+/* Per-call timeout in ms (also the watchdog's limit). */
+void comm_set_timeout(struct comm *c, int ms);
+/* The training step, for messages ("stuck in allreduce #12 at step 40"). */
+void comm_set_step(struct comm *c, long step);
+
+/* buf (n elements of dtype) := op over ranks of buf; AVG divides by the world size. In place. */
+enum tipc_status comm_allreduce(struct comm *c, void *buf, size_t n, enum comm_dtype dt, enum comm_redop op);
+/* buf (bytes) := root's buf. */
+enum tipc_status comm_broadcast(struct comm *c, void *buf, size_t bytes, int root);
+/* out (world * bytes, rank-major) := every rank's in (bytes). */
+enum tipc_status comm_allgather(struct comm *c, const void *in, void *out, size_t bytes);
+enum tipc_status comm_barrier(struct comm *c);
+
+/* Gradient buckets: allreduce buf in consecutive chunks of at most bucket_bytes, always in the same
+ * (ascending) order on every rank, so ranks can never pair different buckets (anchors #15).
+ * bucket_bytes 0 = one call. Same result as comm_allreduce. */
+enum tipc_status comm_allreduce_buckets(struct comm *c, void *buf, size_t n, enum comm_dtype dt,
+                                        enum comm_redop op, size_t bucket_bytes);
+/* Collective check that buf (bytes) is bit-identical on every rank (a 64-bit hash is allgathered).
+ * A mismatch is TIPC_EDIST on every rank, with a message naming `what`, the step and the ranks that
+ * differ from rank 0. */
+enum tipc_status comm_check_same(struct comm *c, const void *buf, size_t bytes, const char *what);
+
+/* ---- backend interface (comm.c dispatches; one vtable per backend) -------------------------- */
+struct comm_backend {
+    const char *name;
+    enum tipc_status (*allreduce)(void *impl, void *buf, size_t n, enum comm_dtype dt, int timeout_ms);
+    enum tipc_status (*broadcast)(void *impl, void *buf, size_t bytes, int root, int timeout_ms);
+    enum tipc_status (*allgather)(void *impl, const void *in, void *out, size_t bytes, int timeout_ms);
+    enum tipc_status (*barrier)(void *impl, int timeout_ms);
+    void (*destroy)(void *impl);
+};
+extern const struct comm_backend comm_backend_none;
+
+/* Gloo's rendezvous store, as C callbacks (comm.c backs them with the HTTP KV). */
+struct comm_kv {
+    void *ud;
+    int (*set)(void *ud, const char *key, const void *val, size_t n);            /* 0 ok */
+    int (*get)(void *ud, const char *key, int wait_ms, char **val, size_t *n);   /* 0 ok, 1 timeout, -1 error */
+};
+/* Hierarchical allreduce (TIPC_COMM_HIERARCHICAL=1): ranks are node-major, rank = node * local_world
+ * + local_rank. Allreduce then runs inside the node, across nodes on one 1/local_world slice per local
+ * rank, and broadcasts the slices inside the node: inter-node traffic shrinks by local_world. */
+struct comm_topo { int node, nnodes, local_rank, local_world; };
+/* comm_gloo.cc: connect a full mesh (plus the node and cross-node meshes when topo is non-NULL).
+ * Errors print "rank R: ..." and return TIPC_EDIST. */
+enum tipc_status comm_gloo_init(void **impl, int rank, int world, const struct comm_topo *topo,
+                                const char *bind_addr, const struct comm_kv *kv, int timeout_ms);
+extern const struct comm_backend comm_backend_gloo;
+/* comm_nccl.c */
+enum tipc_status comm_nccl_init(void **impl, int rank, int world, const struct comm_kv *kv, int timeout_ms);
+extern const struct comm_backend comm_backend_nccl;
+
+/* f16 / bf16 <-> f32 (round to nearest even), used by backends that reduce in f32. */
+float comm_half_to_float(unsigned short h);
+unsigned short comm_float_to_half(float f);
+float comm_bf16_to_float(unsigned short h);
+unsigned short comm_float_to_bf16(float f);
+
+#endif

@@ -1,0 +1,424 @@
+/* launch.c: `tipc launch` options: parse Paddle's and torchrun's flags, then find this node, the
+ * master endpoint, the job id and token. The running part (join, spawn, watch) is launch_run.c.
+ * Precedence of every setting is documented in docs/distributed.md, section "Finding the node". */
+#include "launch.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../engine/core/check.h"
+#include "../engine/core/parse.h"
+#include "../engine/core/banned.h"
+
+static const char *const SUBCOMMANDS[] = {"run", "prepare", "launch", "train", "export",
+                                          "infer", "bench", "version", "help", NULL};
+
+/* ---- parsing --------------------------------------------------------------------------------- */
+static char **split_list(const char *s, int *n)
+{
+    char **v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    const char *p = s;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len) {
+            v = xgrow(v, sizeof *v, (size_t)*n + 1, &cap);
+            v[(*n)++] = xstrndup(p, len);
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    return v;
+}
+
+static enum tipc_status parse_hostport(const char *flag, const char *s, char **host, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s)
+        return error_msg(TIPC_EUSAGE, "launch: %s '%s' is not HOST:PORT", flag, s);
+    const char *h = s, *he = colon;
+    if (*h == '[' && he[-1] == ']') h++, he--;   /* [v6]:port */
+    if (!parse_int(colon + 1, 0, 65535, port))
+        return error_msg(TIPC_EUSAGE, "launch: %s '%s': bad port '%s'", flag, s, colon + 1);
+    free(*host);
+    *host = xstrndup(h, (size_t)(he - h));
+    return TIPC_OK;
+}
+
+static enum tipc_status parse_int_flag(const char *flag, const char *v, int min, int max, int *out)
+{
+    if (!parse_int(v, min, max, out))
+        return error_msg(TIPC_EUSAGE, "launch: %s '%s' is not an integer in [%d, %d]", flag, v, min, max);
+    return TIPC_OK;
+}
+
+/* One --name=value; name already normalised ('-' -> '_'). */
+static enum tipc_status set_flag(struct launch_opts *o, const char *name, const char *v)
+{
+    if (!strcmp(name, "ips")) {
+        for (int i = 0; i < o->nips; i++) free(o->ips[i]);
+        free(o->ips);
+        o->ips = split_list(v, &o->nips);
+    } else if (!strcmp(name, "gpus") || !strcmp(name, "devices") || !strcmp(name, "selected_gpus")) {
+        int n = 0;
+        char **items = split_list(v, &n);
+        free(o->gpus);
+        o->gpus = xcalloc((size_t)n + 1, sizeof *o->gpus);
+        o->ngpus = n;
+        enum tipc_status st = TIPC_OK;
+        for (int i = 0; i < n; i++) {
+            if (!st) st = parse_int_flag("--gpus", items[i], 0, 4095, &o->gpus[i]);
+            free(items[i]);
+        }
+        free(items);
+        return st;
+    } else if (!strcmp(name, "nproc_per_node")) {
+        return parse_int_flag("--nproc_per_node", v, 1, LAUNCH_MAX_NPROC, &o->nproc);
+    } else if (!strcmp(name, "nnodes")) {
+        if (strchr(v, ':'))
+            return error_msg(TIPC_EUSAGE, "launch: elastic --nnodes '%s' is not supported; give one number", v);
+        return parse_int_flag("--nnodes", v, 1, LAUNCH_MAX_NODES, &o->nnodes);
+    } else if (!strcmp(name, "node_rank")) {
+        return parse_int_flag("--node_rank", v, 0, LAUNCH_MAX_NODES - 1, &o->node_rank);
+    } else if (!strcmp(name, "node_ip") || !strcmp(name, "host")) {
+        free(o->node_ip), o->node_ip = xstrdup(v);
+    } else if (!strcmp(name, "master") || !strcmp(name, "rdzv_endpoint")) {
+        return parse_hostport(!strcmp(name, "master") ? "--master" : "--rdzv-endpoint", v, &o->master_host,
+                              &o->master_port);
+    } else if (!strcmp(name, "master_addr")) {
+        free(o->master_host), o->master_host = xstrdup(v);
+    } else if (!strcmp(name, "master_port")) {
+        return parse_int_flag("--master_port", v, 0, 65535, &o->master_port);
+    } else if (!strcmp(name, "log_dir")) {
+        free(o->log_dir), o->log_dir = xstrdup(v);
+    } else if (!strcmp(name, "job_id") || !strcmp(name, "rdzv_id")) {
+        free(o->job_id), o->job_id = xstrdup(v);
+    } else if (!strcmp(name, "join_timeout")) {
+        return parse_int_flag("--join_timeout", v, 1, 86400, &o->join_timeout_s);
+    } else if (!strcmp(name, "heartbeat_timeout")) {
+        return parse_int_flag("--heartbeat_timeout", v, 2, 86400, &o->heartbeat_s);
+    } else if (!strcmp(name, "grace")) {
+        return parse_int_flag("--grace", v, 0, 3600, &o->grace_s);
+    } else if (!strcmp(name, "echo")) {
+        if (strcmp(v, "all") && strcmp(v, "0"))
+            return error_msg(TIPC_EUSAGE, "launch: --echo '%s': expected 'all' or '0'", v);
+        o->echo_all = !strcmp(v, "all");
+    } else {
+        return error_msg(TIPC_EUSAGE, "launch: unknown option '--%s'", name);
+    }
+    return TIPC_OK;
+}
+
+static bool flag_takes_no_value(const char *name) { return !strcmp(name, "help"); }
+
+enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->nproc = o->nnodes = o->node_rank = o->master_port = -1;
+    o->join_timeout_s = 60;
+    o->heartbeat_s = 10;
+    o->grace_s = 3;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (strncmp(a, "--", 2) != 0) break;
+        const char *eq = strchr(a, '=');
+        char *name = xstrndup(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+        for (char *p = name; *p; p++)
+            if (*p == '-') *p = '_';
+        if (flag_takes_no_value(name)) {
+            free(name);
+            return error_msg(TIPC_EUSAGE, "launch: '%s' takes no value here; see 'tipc help launch'", a);
+        }
+        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        enum tipc_status st = v ? set_flag(o, name, v)
+                                : error_msg(TIPC_EUSAGE, "launch: option '--%s' needs a value", name);
+        free(name);
+        if (st) return st;
+    }
+    if (i >= argc) return error_msg(TIPC_EUSAGE, "launch: no command to run; e.g. 'tipc launch --gpus=0,1 train ...'");
+    o->cmd = argv + i;
+    o->ncmd = argc - i;
+    for (int k = 0; SUBCOMMANDS[k]; k++)
+        if (!strcmp(o->cmd[0], SUBCOMMANDS[k])) o->is_subcommand = true;
+    return TIPC_OK;
+}
+
+void launch_opts_free(struct launch_opts *o)
+{
+    for (int i = 0; i < o->nips; i++) free(o->ips[i]);
+    free(o->ips);
+    free(o->gpus);
+    free(o->node_ip);
+    free(o->master_host);
+    free(o->log_dir);
+    free(o->job_id);
+    free(o->token);
+    free(o->self_ip);
+    memset(o, 0, sizeof *o);
+}
+
+/* ---- this host ------------------------------------------------------------------------------- */
+char **launch_host_addrs(void)
+{
+    struct ifaddrs *ifa = NULL;
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    if (getifaddrs(&ifa) == 0) {
+        for (struct ifaddrs *p = ifa; p; p = p->ifa_next) {
+            if (!p->ifa_addr || (p->ifa_addr->sa_family != AF_INET && p->ifa_addr->sa_family != AF_INET6))
+                continue;
+            char buf[NI_MAXHOST];
+            socklen_t sl = p->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                                             : sizeof(struct sockaddr_in6);
+            if (getnameinfo(p->ifa_addr, sl, buf, sizeof buf, NULL, 0, NI_NUMERICHOST)) continue;
+            char *pct = strchr(buf, '%');   /* fe80::1%eth0 */
+            if (pct) *pct = 0;
+            v = xgrow(v, sizeof *v, n + 2, &cap);
+            v[n++] = xstrdup(buf);
+        }
+        freeifaddrs(ifa);
+    }
+    v = xgrow(v, sizeof *v, n + 1, &cap);
+    v[n] = NULL;
+    return v;
+}
+
+static void free_strv(char **v)
+{
+    for (char **p = v; p && *p; p++) free(*p);
+    free(v);
+}
+
+/* Does `host` (address or name) resolve to any of addrs? */
+static bool host_is_one_of(const char *host, char **addrs)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai, *p;
+    if (getaddrinfo(host, NULL, &hints, &ai)) return false;
+    bool hit = false;
+    for (p = ai; p && !hit; p = p->ai_next) {
+        char buf[NI_MAXHOST];
+        if (getnameinfo(p->ai_addr, p->ai_addrlen, buf, sizeof buf, NULL, 0, NI_NUMERICHOST)) continue;
+        for (char **a = addrs; *a && !hit; a++) hit = !strcmp(buf, *a);
+    }
+    freeaddrinfo(ai);
+    return hit;
+}
+
+int launch_match_node(char **ips, int nips, char **addrs)
+{
+    int found = -1;
+    for (int i = 0; i < nips; i++) {
+        if (!host_is_one_of(ips[i], addrs)) continue;
+        if (found >= 0) return -2;
+        found = i;
+    }
+    return found;
+}
+
+static char *join_strv(char **v, int n)
+{
+    char *s = xstrdup("");
+    for (int i = 0; (n < 0 ? v[i] != NULL : i < n); i++) {
+        char *t = xasprintf("%s%s%s", s, i ? "," : "", v[i]);
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+/* Node index from an address given by the user (--node_ip / POD_IP): must be in --ips once. */
+static enum tipc_status node_from_ip(struct launch_opts *o, const char *ip, const char *src)
+{
+    char *one[2] = {(char *)ip, NULL};
+    int idx = -1, hits = 0;
+    for (int i = 0; i < o->nips; i++)
+        if (!strcmp(o->ips[i], ip) || host_is_one_of(o->ips[i], one)) idx = i, hits++;
+    if (hits == 1) {
+        o->node_rank = idx;
+        return TIPC_OK;
+    }
+    char *l = join_strv(o->ips, o->nips);
+    error_msg(TIPC_EDIST, "launch: %s '%s' %s --ips=%s", src, ip, hits ? "appears more than once in" : "is not in", l);
+    free(l);
+    error_hint("--node_ip (or POD_IP) must be exactly one of the --ips entries");
+    return TIPC_EDIST;
+}
+
+static enum tipc_status node_from_ifaddrs(struct launch_opts *o)
+{
+    char **addrs = launch_host_addrs();
+    int idx = launch_match_node(o->ips, o->nips, addrs);
+    if (idx >= 0) {
+        o->node_rank = idx;
+        free_strv(addrs);
+        return TIPC_OK;
+    }
+    char *mine = join_strv(addrs, -1), *l = join_strv(o->ips, o->nips);
+    if (idx == -1)
+        error_msg(TIPC_EDIST, "launch: none of this host's addresses (%s) is in --ips=%s", mine, l);
+    else
+        error_msg(TIPC_EDIST, "launch: this host's addresses (%s) match more than one entry of --ips=%s", mine, l);
+    error_hint("give --node_ip=ADDR (or env POD_IP) to say which entry of --ips is this node");
+    free(mine), free(l), free_strv(addrs);
+    return TIPC_EDIST;
+}
+
+/* Which env var, if any, tells the node index (OpenPAI, Slurm, torchrun). */
+static enum tipc_status node_from_env(struct launch_opts *o, bool *done)
+{
+    static const char *const VARS[] = {"PAI_TASK_INDEX", "SLURM_NODEID", "SLURM_PROCID", "NODE_RANK", NULL};
+    *done = false;
+    for (int k = 0; VARS[k]; k++) {
+        const char *v = getenv(VARS[k]);
+        if (!v || !*v) continue;
+        if (!parse_int(v, 0, LAUNCH_MAX_NODES - 1, &o->node_rank))
+            return error_msg(TIPC_EDIST, "launch: env %s='%s' is not a node index", VARS[k], v);
+        *done = true;
+        return TIPC_OK;
+    }
+    return TIPC_OK;
+}
+
+static enum tipc_status resolve_node(struct launch_opts *o)
+{
+    if (o->node_rank >= 0) return TIPC_OK;
+    const char *ip = o->node_ip ? o->node_ip : getenv("POD_IP");
+    const char *src = o->node_ip ? "--node_ip" : "POD_IP";
+    if (ip && *ip && o->nips) return node_from_ip(o, ip, src);
+    bool done;
+    TRY(node_from_env(o, &done));
+    if (done) return TIPC_OK;
+    if (o->nips) return node_from_ifaddrs(o);
+    if (o->nnodes == 1) return o->node_rank = 0, TIPC_OK;
+    return error_msg(TIPC_EUSAGE, "launch: cannot tell which of the %d nodes this is; give --ips or --node_rank",
+                     o->nnodes);
+}
+
+/* The address this host uses to reach `host` (connect a UDP socket, read its local address). */
+static char *route_addr_to(const char *host)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM}, *ai;
+    if (getaddrinfo(host, "9", &hints, &ai)) return NULL;
+    char *res = NULL;
+    int fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char buf[NI_MAXHOST];
+    if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+        getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+        getnameinfo((struct sockaddr *)&ss, sl, buf, sizeof buf, NULL, 0, NI_NUMERICHOST) == 0)
+        res = xstrdup(buf);
+    if (fd >= 0) close(fd);
+    freeaddrinfo(ai);
+    return res;
+}
+
+static enum tipc_status resolve_master(struct launch_opts *o)
+{
+    bool from_env = false;
+    const char *tm = getenv("TIPC_MASTER");   /* how `tipc run` passes --master down */
+    if (!o->master_host && tm && *tm) TRY(parse_hostport("TIPC_MASTER", tm, &o->master_host, &o->master_port));
+    if (!o->master_host) {
+        const char *pai = getenv("PAI_HOST_IP_worker_0"), *ma = getenv("MASTER_ADDR");
+        if (pai && *pai) o->master_host = xstrdup(pai);
+        else if (o->nips) o->master_host = xstrdup(o->ips[0]);
+        else if (o->nnodes == 1) o->master_host = xstrdup("127.0.0.1");   /* not an outer job's MASTER_ADDR */
+        else if (ma && *ma) o->master_host = xstrdup(ma), from_env = true;
+        else return error_msg(TIPC_EUSAGE, "launch: no master for %d nodes; give --ips, --master or MASTER_ADDR",
+                              o->nnodes);
+    }
+    if (o->master_port < 0 && from_env && getenv("MASTER_PORT"))
+        TRY(parse_int_flag("MASTER_PORT", getenv("MASTER_PORT"), 0, 65535, &o->master_port));
+    if (o->master_port < 0) o->master_port = o->nnodes == 1 ? 0 : LAUNCH_DEFAULT_PORT;
+    if (o->master_port == 0 && o->nnodes > 1)
+        return error_msg(TIPC_EUSAGE, "launch: master port 0 (auto) only works on one node; the other "
+                                      "nodes could not find it; give --master=HOST:PORT");
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
+    int rc = getaddrinfo(o->master_host, NULL, &hints, &ai);
+    if (rc) {   /* never fall back to localhost: each node would form its own world (anchors #3) */
+        error_msg(TIPC_EDIST, "launch: node %d: cannot resolve master host '%s': %s", o->node_rank,
+                  o->master_host, gai_strerror(rc));
+        error_hint("use an address every node can reach (--master=IP:PORT or the first entry of --ips)");
+        return TIPC_EDIST;
+    }
+    freeaddrinfo(ai);
+    return TIPC_OK;
+}
+
+static char *make_token(const struct launch_opts *o)
+{
+    const char *env = getenv("TIPC_JOB_TOKEN");
+    if (env && *env) return xstrdup(env);
+    unsigned char r[16] = {0};
+    char *s = xcalloc(1, 2 * sizeof r + 1);
+    if (o->nnodes == 1) {   /* one node: nobody else needs to know it */
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || read(fd, r, sizeof r) != (ssize_t)sizeof r)
+            for (size_t i = 0; i < sizeof r; i++) r[i] = (unsigned char)(rand() ^ getpid());
+        if (fd >= 0) close(fd);
+    } else {   /* every node derives the same token: keeps jobs apart, is no secret */
+        /* not the node list: nodes that disagree on it must meet and be told so, not get a 403 */
+        char *seed = xasprintf("tipc|%s|%s:%d", o->job_id, o->master_host, o->master_port);
+        uint64_t h1 = 1469598103934665603ULL, h2 = 1099511628211ULL * 31;
+        for (const char *p = seed; *p; p++) h1 = (h1 ^ (unsigned char)*p) * 1099511628211ULL, h2 = (h2 ^ h1) * 0x9E3779B97F4A7C15ULL;
+        memcpy(r, &h1, 8), memcpy(r + 8, &h2, 8);
+        free(seed);
+        warning_msg("launch: TIPC_JOB_TOKEN is not set; using a token derived from the job id and master endpoint "
+                    "(it keeps jobs apart but is no secret: export the same random TIPC_JOB_TOKEN on every node)");
+    }
+    for (size_t i = 0; i < sizeof r; i++) snprintf(s + 2 * i, 3, "%02x", r[i]);
+    return s;
+}
+
+enum tipc_status launch_resolve(struct launch_opts *o)
+{
+    if (o->nips) {
+        if (o->nnodes > 0 && o->nnodes != o->nips)
+            return error_msg(TIPC_EUSAGE, "launch: --nnodes=%d but --ips lists %d nodes", o->nnodes, o->nips);
+        o->nnodes = o->nips;
+    } else if (o->nnodes < 0) {
+        o->nnodes = 1;
+    }
+    if (o->ngpus) {
+        if (o->nproc > 0 && o->nproc != o->ngpus)
+            return error_msg(TIPC_EUSAGE, "launch: --nproc_per_node=%d but --gpus lists %d devices", o->nproc, o->ngpus);
+        o->nproc = o->ngpus;
+    } else {
+        if (o->nproc < 0) o->nproc = 1;
+        o->gpus = xcalloc((size_t)o->nproc, sizeof *o->gpus);
+        for (int i = 0; i < o->nproc; i++) o->gpus[i] = i;
+        o->ngpus = o->nproc;
+    }
+    TRY(resolve_node(o));
+    if (o->node_rank >= o->nnodes)
+        return error_msg(TIPC_EUSAGE, "launch: node index %d is out of range for %d nodes", o->node_rank, o->nnodes);
+    if (!o->job_id) o->job_id = xstrdup(getenv("TIPC_JOB_ID") && *getenv("TIPC_JOB_ID") ? getenv("TIPC_JOB_ID") : "default");
+    for (const char *p = o->job_id; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("._-", *p)))
+            return error_msg(TIPC_EUSAGE, "launch: job id '%s' may only hold letters, digits, '.', '_' and '-'", o->job_id);
+    TRY(resolve_master(o));
+    if (!o->log_dir) o->log_dir = xstrdup("log");
+    if (o->nips) o->self_ip = xstrdup(o->ips[o->node_rank]);
+    else if (o->node_ip) o->self_ip = xstrdup(o->node_ip);
+    else if (o->node_rank == 0) o->self_ip = xstrdup(o->master_host);
+    else o->self_ip = route_addr_to(o->master_host);
+    if (!o->self_ip) return error_msg(TIPC_EDIST, "launch: node %d: no route to master '%s'", o->node_rank, o->master_host);
+    o->token = make_token(o);
+    return TIPC_OK;
+}

@@ -1,0 +1,64 @@
+/* launch_int.h: state shared by launch_run.c (ranks of this node) and launch_join.c (the job's
+ * rendezvous: join, heartbeats, failure notices). Internal to the launcher. */
+#ifndef TIPC_LAUNCH_INT_H
+#define TIPC_LAUNCH_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "launch.h"
+#include "rendezvous.h"
+
+struct rank_proc {
+    int rank, local_rank, device;
+    pid_t pid;
+    int out_fd;          /* read end of the rank's stdout+stderr pipe, -1 once closed */
+    int log_fd;          /* DIR/workerlog.RANK */
+    char *line;          /* pending partial line */
+    size_t nline, capline;
+    int status;          /* waitpid status once reaped */
+    bool reaped;
+};
+
+enum stop_kind { STOP_NONE, STOP_LOCAL_FAIL, STOP_REMOTE_FAIL, STOP_SIGNAL };
+
+struct launch_job {
+    struct launch_opts *o;
+    char where[48];              /* "node 1" */
+    struct rdzv_server *server;  /* node 0 only */
+    struct rdzv_client cl;       /* main thread's client */
+    int port;                    /* the master's port (resolved when node 0 chose 0) */
+    /* watcher thread: polls the failure notice, sends heartbeats, (node 0) checks other nodes */
+    pthread_t watcher;
+    bool watcher_on;
+    int watch_pipe[2];           /* watcher -> main loop: one byte when notice/loss seen */
+    pthread_mutex_t mu;
+    char *notice;                /* remote failure text (owned, under mu) */
+    volatile int quit;           /* main -> watcher */
+    volatile double store_ok_at; /* monotonic time of the watcher's last answered request */
+    bool local_done;             /* this node's ranks all exited 0 */
+    char **peer_ips;             /* [nnodes] each node's address, from its view (owned) */
+};
+
+/* launch_probe.c: TCP reachability between every pair of nodes before ranks start. */
+enum tipc_status job_probe(struct launch_job *J);
+
+/* launch_join.c */
+enum tipc_status job_join(struct launch_job *J);             /* start server (node 0), join, check views */
+void job_start_watcher(struct launch_job *J);
+void job_stop_watcher(struct launch_job *J);
+/* Post the first failure notice of the job (create-only: the first one wins). */
+void job_post_failure(struct launch_job *J, const char *msg);
+/* After this node's ranks ended: publish done/left, wait as the protocol says, stop the server.
+ * Returns TIPC_OK when every node finished, else TIPC_EDIST (a notice or a lost node). */
+enum tipc_status job_finish(struct launch_job *J, bool ok);
+/* Joining failed: publish left/N; node 0 waits (at most 3 s) for the nodes that joined to leave,
+ * so they read the failure notice instead of a dead server; then stops the server. */
+void job_abort_join(struct launch_job *J);
+/* Copy of the remote notice, or NULL. */
+char *job_take_notice(struct launch_job *J);
+/* launch_run.c: the signal (SIGINT, SIGTERM, SIGHUP) the launcher got, or 0. */
+int launch_interrupted(void);
+
+#endif

@@ -1,0 +1,364 @@
+/* launch_join.c: the launcher's side of the job's rendezvous. Node 0 serves the KV store; every
+ * node publishes its view (node/N), waits for all views, checks they agree, then keeps a watcher
+ * thread that sends heartbeats (alive/N) and long-polls the job's failure notice (fail). Node 0's
+ * watcher also declares a node dead when its heartbeats stop. Keys: rendezvous.h. */
+#include "launch_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../engine/core/check.h"
+#include "../engine/core/banned.h"
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static char *node_key(const char *kind, int n) { return xasprintf("%s/%d", kind, n); }
+
+struct view { int nnodes, nproc; char ip[256]; };
+
+static bool parse_view(const char *s, struct view *v)
+{
+    memset(v, 0, sizeof *v);
+    return sscanf(s, "nnodes=%d nproc=%d ip=%255s", &v->nnodes, &v->nproc, v->ip) == 3;
+}
+
+/* False once the watcher has not reached the store for 2 s: skip requests that would only wait
+ * for their connect timeout while ranks are being stopped. */
+static bool store_alive(const struct launch_job *J)
+{
+    return !J->watcher_on || mono() - J->store_ok_at < 2.0;
+}
+
+void job_post_failure(struct launch_job *J, const char *msg)
+{
+    if (!store_alive(J)) return;
+    bool created = false;
+    rdzv_put(&J->cl, "fail", msg, strlen(msg), true, &created);
+}
+
+/* Wait for the server to answer at all (node 0 may start later than we do). */
+static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
+{
+    for (;;) {
+        bool found;
+        enum tipc_status st = rdzv_get(&J->cl, "node/0", 0, true, &found, NULL, NULL);
+        if (st == TIPC_OK) return TIPC_OK;
+        if (J->cl.last_http != 0) return st;   /* 403, unknown job: printed already */
+        if (launch_interrupted()) return TIPC_EINTR;
+        if (mono() > deadline) {
+            error_msg(TIPC_EDIST, "launch: %s: the rendezvous server %s:%d (node 0) did not answer within %d s",
+                      J->where, J->o->master_host, J->port, J->o->join_timeout_s);
+            error_hint("start `tipc launch` on node 0 (%s) with the same --ips/--master; check the port and firewall",
+                       J->o->master_host);
+            return TIPC_EDIST;
+        }
+        usleep(200 * 1000);
+    }
+}
+
+static enum tipc_status check_view(struct launch_job *J, int i, const char *val)
+{
+    const struct launch_opts *o = J->o;
+    struct view v;
+    if (!parse_view(val, &v))
+        return error_msg(TIPC_EDIST, "launch: %s: node %d published a view tipc cannot read: '%s'", J->where, i, val);
+    if (!J->peer_ips) J->peer_ips = xcalloc((size_t)o->nnodes, sizeof *J->peer_ips);
+    free(J->peer_ips[i]);
+    J->peer_ips[i] = xstrdup(v.ip);
+    if (v.nnodes == o->nnodes && v.nproc == o->nproc) return TIPC_OK;
+    char *msg = xasprintf("world size mismatch: node %d (%s) has nnodes=%d nproc_per_node=%d (world %d) but "
+                          "node %d (%s) has nnodes=%d nproc_per_node=%d (world %d)",
+                          i, v.ip, v.nnodes, v.nproc, v.nnodes * v.nproc, o->node_rank, o->self_ip,
+                          o->nnodes, o->nproc, o->nnodes * o->nproc);
+    job_post_failure(J, msg);
+    error_msg(TIPC_EDIST, "launch: %s: %s", J->where, msg);
+    error_hint("start every node with the same --ips/--nnodes and --gpus/--nproc_per_node");
+    free(msg);
+    return TIPC_EDIST;
+}
+
+static enum tipc_status check_notice(struct launch_job *J)
+{
+    bool found;
+    char *v = NULL;
+    if (rdzv_get(&J->cl, "fail", 0, true, &found, &v, NULL) == TIPC_OK && found) {
+        error_msg(TIPC_EDIST, "launch: %s: the job failed while joining: %s", J->where, v);
+        free(v);
+        return TIPC_EDIST;
+    }
+    return TIPC_OK;
+}
+
+/* Name every node whose view is still missing, post the notice, fail. */
+static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
+{
+    char *names = xstrdup("");
+    for (int i = first_missing; i < J->o->nnodes; i++) {
+        bool found = false;
+        char *k = node_key("node", i);
+        rdzv_get(&J->cl, k, 0, true, &found, NULL, NULL);
+        free(k);
+        if (found) continue;
+        int r0 = i * J->o->nproc, r1 = r0 + J->o->nproc - 1;
+        char *t = xasprintf("%s%snode %d (%s, rank%s %d%s%.0d)", names, *names ? ", " : "", i,
+                            J->o->nips ? J->o->ips[i] : "?", r1 > r0 ? "s" : "", r0, r1 > r0 ? "-" : "",
+                            r1 > r0 ? r1 : 0);
+        free(names);
+        names = t;
+    }
+    char *msg = xasprintf("%s never joined within %d s (world size %d)", names, J->o->join_timeout_s,
+                          J->o->nnodes * J->o->nproc);
+    job_post_failure(J, msg);
+    error_msg(TIPC_EDIST, "launch: %s: %s", J->where, msg);
+    error_hint("start `tipc launch` on those nodes with the same --ips/--master, or raise --join_timeout");
+    free(msg), free(names);
+    return TIPC_EDIST;
+}
+
+static enum tipc_status publish_view(struct launch_job *J)
+{
+    const struct launch_opts *o = J->o;
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    char *view = xasprintf("nnodes=%d nproc=%d ip=%s host=%s pid=%d", o->nnodes, o->nproc, o->self_ip, host,
+                           (int)getpid());
+    char *k = node_key("node", o->node_rank);
+    bool created = false;
+    enum tipc_status st = rdzv_put(&J->cl, k, view, strlen(view), true, &created);
+    if (!st && !created) {
+        char *other = NULL;
+        bool found;
+        rdzv_get(&J->cl, k, 0, false, &found, &other, NULL);
+        st = error_msg(TIPC_EDIST, "launch: node %d is claimed twice: by '%s' and by this launcher ('%s')",
+                       o->node_rank, other ? other : "?", view);
+        error_hint("every node needs its own --node_ip / entry of --ips");
+        free(other);
+    }
+    free(k), free(view);
+    return st;
+}
+
+enum tipc_status job_join(struct launch_job *J)
+{
+    struct launch_opts *o = J->o;
+    J->port = o->master_port;
+    if (o->node_rank == 0) {
+        TRY(rdzv_server_start(&J->server, o->master_host, o->master_port, o->job_id, o->token));
+        J->port = rdzv_server_port(J->server);
+    }
+    TRY(rdzv_client_init(&J->cl, o->master_host, J->port, o->job_id, o->token, J->where));
+    double deadline = mono() + o->join_timeout_s;
+    TRY(wait_for_server(J, deadline));
+    TRY(publish_view(J));
+    for (int i = 0; i < o->nnodes; i++) {
+        char *k = node_key("node", i), *val = NULL;
+        bool found = false;
+        enum tipc_status st = TIPC_OK;
+        while (!found && st == TIPC_OK) {
+            double left = deadline - mono();
+            if (left <= 0) break;
+            st = rdzv_get(&J->cl, k, left < 0.5 ? (int)(left * 1000) + 1 : 500, false, &found, &val, NULL);
+            if (!st && !found) st = check_notice(J);
+            if (!st && !found && launch_interrupted()) st = TIPC_EINTR;
+        }
+        free(k);
+        if (st) return st;
+        if (!found) return join_timed_out(J, i);
+        st = check_view(J, i, val);
+        free(val);
+        if (st) return st;
+    }
+    TRY(check_notice(J));
+    return job_probe(J);
+}
+
+/* ---- watcher thread ------------------------------------------------------------------------- */
+static void notify(struct launch_job *J, char *msg)
+{
+    pthread_mutex_lock(&J->mu);
+    if (!J->notice) J->notice = msg;
+    else free(msg);
+    pthread_mutex_unlock(&J->mu);
+    char b = 'F';
+    ssize_t w = write(J->watch_pipe[1], &b, 1);
+    (void)w;
+}
+
+char *job_take_notice(struct launch_job *J)
+{
+    pthread_mutex_lock(&J->mu);
+    char *s = J->notice ? xstrdup(J->notice) : NULL;
+    pthread_mutex_unlock(&J->mu);
+    return s;
+}
+
+/* Node 0: a node that joined, is not done/left, and has sent no heartbeat for heartbeat_s is dead. */
+static void check_heartbeats(struct launch_job *J, struct rdzv_client *c, double started)
+{
+    const struct launch_opts *o = J->o;
+    if (mono() - started < o->heartbeat_s) return;
+    for (int i = 1; i < o->nnodes; i++) {
+        char *k = node_key("alive", i), *d = node_key("done", i), *l = node_key("left", i);
+        double age = rdzv_server_key_age(J->server, k);
+        bool gone = rdzv_server_key_age(J->server, d) >= 0 || rdzv_server_key_age(J->server, l) >= 0;
+        if (!gone && (age < 0 || age > o->heartbeat_s)) {
+            char *msg = xasprintf("node %d (%s) sent no heartbeat for %d s: its launcher died or the network "
+                                  "to it is down", i, o->nips ? o->ips[i] : "?", o->heartbeat_s);
+            bool created;
+            rdzv_put(c, "fail", msg, strlen(msg), true, &created);
+            free(msg);
+        }
+        free(k), free(d), free(l);
+    }
+}
+
+static void *watcher_main(void *arg)
+{
+    struct launch_job *J = arg;
+    const struct launch_opts *o = J->o;
+    struct rdzv_client c;
+    char who[64];
+    snprintf(who, sizeof who, "%s (watcher)", J->where);
+    rdzv_client_init(&c, o->master_host, J->port, o->job_id, o->token, who);
+    c.connect_timeout_ms = 1000;
+    char *alive = node_key("alive", o->node_rank);
+    double started = mono(), last_ok = mono();
+    while (!J->quit) {
+        bool found = false;
+        char *v = NULL;
+        enum tipc_status st = rdzv_put(&c, alive, "1", 1, false, NULL);
+        if (!st) st = rdzv_get(&c, "fail", 500, true, &found, &v, NULL);
+        if (!st) J->store_ok_at = last_ok = mono();
+        if (found) {
+            notify(J, v);
+            break;
+        }
+        if (st && mono() - last_ok > 3.0) {
+            notify(J, xasprintf("lost the rendezvous server %s:%d for 3 s: node 0's launcher is gone",
+                                o->master_host, J->port));
+            break;
+        }
+        if (st) usleep(200 * 1000);
+        if (J->server) check_heartbeats(J, &c, started);
+    }
+    free(alive);
+    rdzv_client_free(&c);
+    return NULL;
+}
+
+void job_start_watcher(struct launch_job *J)
+{
+    J->quit = 0;
+    J->store_ok_at = mono();
+    J->watcher_on = pthread_create(&J->watcher, NULL, watcher_main, J) == 0;
+}
+
+void job_stop_watcher(struct launch_job *J)
+{
+    if (!J->watcher_on) return;
+    J->quit = 1;
+    pthread_join(J->watcher, NULL);
+    J->watcher_on = false;
+}
+
+/* ---- the end -------------------------------------------------------------------------------- */
+/* Node 0: keep the store up, at most `secs`, until every node that joined has left (or, once
+ * heartbeats run, gone silent for 2 s), so the others read the outcome instead of a dead server;
+ * then stop it. */
+static void linger(struct launch_job *J, double secs, bool heartbeats)
+{
+    if (!J->server) return;
+    double deadline = mono() + secs;
+    for (int i = 1; i < J->o->nnodes; i++) {
+        char *n = node_key("node", i), *l = node_key("left", i), *a = node_key("alive", i);
+        while (mono() < deadline && rdzv_server_key_age(J->server, n) >= 0 && rdzv_server_key_age(J->server, l) < 0) {
+            double age = rdzv_server_key_age(J->server, a);
+            if (heartbeats && (age > 2.0 || (age < 0 && rdzv_server_key_age(J->server, n) > 2.0))) break;
+            usleep(50 * 1000);
+        }
+        free(n), free(l), free(a);
+    }
+    rdzv_server_stop(J->server);
+    J->server = NULL;
+}
+
+
+/* Wait until every node has key kind/i (or a notice arrives, or the deadline passes). */
+static bool wait_all(struct launch_job *J, const char *kind, double deadline, bool stop_on_notice)
+{
+    for (int i = 0; i < J->o->nnodes; i++) {
+        char *k = node_key(kind, i);
+        bool found = false;
+        while (!found && mono() < deadline) {
+            if (stop_on_notice && (J->notice || launch_interrupted())) break;
+            if (rdzv_get(&J->cl, k, 300, true, &found, NULL, NULL) != TIPC_OK) break;
+        }
+        free(k);
+        if (!found) return false;
+    }
+    return true;
+}
+
+enum tipc_status job_finish(struct launch_job *J, bool ok)
+{
+    const struct launch_opts *o = J->o;
+    enum tipc_status st = ok ? TIPC_OK : TIPC_EDIST;
+    if (ok && !store_alive(J)) {
+        ok = false;
+        st = error_msg(TIPC_EDIST, "launch: %s: this node's ranks finished, but the rendezvous store is unreachable", J->where);
+    }
+    if (ok) {   /* all succeed or all fail: wait for every node's done, or a notice */
+        char *k = node_key("done", o->node_rank);
+        rdzv_put(&J->cl, k, "1", 1, false, NULL);
+        free(k);
+        while (!wait_all(J, "done", mono() + 3600, true)) {
+            char *n = job_take_notice(J);
+            if (!n && launch_interrupted()) {
+                char *msg = xasprintf("node %d (%s) was interrupted while waiting for the other nodes", o->node_rank, o->self_ip);
+                job_post_failure(J, msg);
+                error_msg(TIPC_EINTR, "launch: %s", msg);
+                free(msg);
+                st = TIPC_EINTR;
+                break;
+            }
+            if (n) {
+                error_msg(TIPC_EDIST, "launch: %s: this node's ranks finished, but the job failed: %s", J->where, n);
+                free(n);
+                st = TIPC_EDIST;
+                break;
+            }
+            if (J->cl.last_http == 0) {
+                st = error_msg(TIPC_EDIST, "launch: %s: lost the rendezvous server before every node finished", J->where);
+                break;
+            }
+        }
+    }
+    bool alive = store_alive(J);
+    job_stop_watcher(J);
+    char *k = node_key("left", o->node_rank);
+    if (alive) rdzv_put(&J->cl, k, "1", 1, false, NULL);
+    free(k);
+    linger(J, ok ? 10 : 5, true);
+    return st;
+}
+
+void job_abort_join(struct launch_job *J)
+{
+    job_stop_watcher(J);
+    if (!J->cl.base) return;
+    char *k = node_key("left", J->o->node_rank);
+    long h = J->cl.last_http;
+    if (h == 200 || h == 404 || h == 412) rdzv_put(&J->cl, k, "1", 1, false, NULL);
+    free(k);
+    if (!J->server) return;
+    linger(J, 3, false);   /* no heartbeats before the ranks start */
+}

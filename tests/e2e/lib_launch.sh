@@ -1,0 +1,74 @@
+# lib_launch.sh: helpers for the tests/e2e/test_launch_*.sh scripts (sourced, not run).
+# Every process a test starts carries TIPC_JOB_ID=$JOB (ranks) or is in LAUNCHERS (launchers),
+# so the test can prove that none survives and the EXIT trap can clean up whatever did.
+set -u
+: "${TIPC:?set TIPC}" "${ROOT:?set ROOT}"
+export LC_ALL=C
+W=${TMPDIR:-/tmp}/work.$$
+mkdir -p "$W"
+cd "$W" || exit 1
+JOB="e2e$$$(basename "$0" .sh | tr -cd 'a-z0-9')"
+LAUNCHERS=()
+unset TIPC_JOB_TOKEN TIPC_JOB_ID TIPC_MASTER POD_IP PAI_TASK_INDEX SLURM_NODEID SLURM_PROCID NODE_RANK MASTER_ADDR MASTER_PORT
+
+fail() { echo "FAIL: $*"; for f in "$W"/*.out; do [ -e "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done; exit 1; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# pids of every process whose environment says TIPC_JOB_ID=$1
+job_procs() {
+    local e p
+    for e in /proc/[0-9]*/environ; do
+        p=${e#/proc/}; p=${p%/environ}
+        [ "$p" = "$$" ] && continue
+        if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "TIPC_JOB_ID=$1"; then echo "$p"; fi
+    done
+}
+# pid of the rank with RANK=$2 in job $1
+rank_pid() {
+    local p
+    for p in $(job_procs "$1"); do
+        if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "RANK=$2"; then echo "$p"; return; fi
+    done
+}
+alive_launchers() { local p; for p in "${LAUNCHERS[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done; }
+# wait until no process of job $1 and no launcher is left, at most $2 s; 0 when all gone
+wait_gone() {
+    local t0; t0=$(now)
+    while [ "$(elapsed "$t0" | cut -d. -f1)" -lt "$2" ]; do
+        [ -z "$(job_procs "$1")$(alive_launchers)" ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+# a TCP port nobody listens on right now
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# launch NAME ARGS...: a launcher in the background, output in $W/NAME.out, pid in LAUNCHERS and ${NAME}_pid
+launch_bg() {
+    local name=$1; shift
+    "$TIPC" launch --job_id="$JOB" "$@" >"$W/$name.out" 2>&1 &
+    LAUNCHERS+=($!)
+    eval "${name}_pid=$!"
+}
+# wait_rc VAR PID: wait for background PID (not in a subshell: only this shell can wait), VAR=its code
+wait_rc() { local _wrc=0; wait "$2" || _wrc=$?; eval "$1=$_wrc"; }
+# wait_line FILE PATTERN: until FILE has a line matching PATTERN (10 s), else fail the test
+wait_line() {
+    local _i
+    for _i in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    fail "no line '$2' in $1 after 10 s"
+}
+# kill_expect_gone SIG PID SECS WHAT: signal PID; every process of the job and every launcher must be
+# gone within SECS s
+kill_expect_gone() {
+    local t0; t0=$(now)
+    kill -"$1" "$2"
+    wait_gone "$JOB" "$3" || fail "survivors $3 s after $4: $(job_procs "$JOB") launchers $(alive_launchers)"
+    echo "$4: all gone in $(elapsed "$t0") s"
+}
+cleanup() {
+    local p
+    for p in $(alive_launchers) $(job_procs "$JOB"); do kill -9 "$p" 2>/dev/null; done
+    wait 2>/dev/null
+}
+trap cleanup EXIT
