@@ -9,21 +9,39 @@
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
+/* Per-channel sums over M rows in BN_CHUNKS fixed row ranges taken dynamically by the
+ * threads; the chunk partials are added in chunk order, so the result is bit-identical
+ * whatever thread ran what, and a thread that loses its core holds up one chunk, not half. */
+#define BN_CHUNKS 8
+
+static void sum_chunks(double *s1, double *s2, int C, double (*part)[2][C])
+{
+    for (int c = 0; c < C; c++) s1[c] = s2[c] = 0;
+    for (int k = 0; k < BN_CHUNKS; k++)
+        for (int c = 0; c < C; c++) s1[c] += part[k][0][c], s2[c] += part[k][1][c];
+}
+
 /* One pass: sum[c] = sum_m x[m,c], sq[c] = sum_m x[m,c]^2, in double (var = E[x^2] - E[x]^2
  * is safe in double for activations of this size). */
 static void channel_sums(double *sum, double *sq, const float *x, int M, int C)
 {
-    memset(sum, 0, sizeof(double) * (size_t)C);
-    memset(sq, 0, sizeof(double) * (size_t)C);
-#pragma omp parallel for reduction(+ : sum[:C], sq[:C]) schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
-    for (int m = 0; m < M; m++) {
-        const float *r = x + (size_t)m * C;
-        for (int c = 0; c < C; c++) {
-            double v = r[c];
-            sum[c] += v;
-            sq[c] += v * v;
+    double part[BN_CHUNKS][2][C];
+    int per = (M + BN_CHUNKS - 1) / BN_CHUNKS;
+#pragma omp parallel for schedule(dynamic, 1) if ((size_t)M * C >= OMP_MIN_WORK)
+    for (int k = 0; k < BN_CHUNKS; k++) {
+        double *ps = part[k][0], *pq = part[k][1];
+        for (int c = 0; c < C; c++) ps[c] = pq[c] = 0;
+        int m1 = (k + 1) * per < M ? (k + 1) * per : M;
+        for (int m = k * per; m < m1; m++) {
+            const float *r = x + (size_t)m * C;
+            for (int c = 0; c < C; c++) {
+                double v = r[c];
+                ps[c] += v;
+                pq[c] += v * v;
+            }
         }
     }
+    sum_chunks(sum, sq, C, part);
 }
 
 void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in,
@@ -73,17 +91,22 @@ void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float
     for (int c = 0; c < C; c++)
         rstd[c] = d->train ? save_rstd[c] : 1.0f / sqrtf(run_var[c] + d->eps);
     save_rstd = rstd;
-    double sdy[C], sdyx[C];
-    memset(sdy, 0, sizeof sdy);
-    memset(sdyx, 0, sizeof sdyx);
-#pragma omp parallel for reduction(+ : sdy[:C], sdyx[:C]) schedule(static) if ((size_t)M * C >= OMP_MIN_WORK)
-    for (int m = 0; m < M; m++) {
-        const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
-        for (int c = 0; c < C; c++) {
-            sdy[c] += dy[c];
-            sdyx[c] += dy[c] * (x[c] - save_mean[c]) * save_rstd[c];
+    double sdy[C], sdyx[C], part[BN_CHUNKS][2][C];
+    int per = (M + BN_CHUNKS - 1) / BN_CHUNKS;
+#pragma omp parallel for schedule(dynamic, 1) if ((size_t)M * C >= OMP_MIN_WORK)
+    for (int k = 0; k < BN_CHUNKS; k++) {
+        double *py = part[k][0], *pyx = part[k][1];
+        for (int c = 0; c < C; c++) py[c] = pyx[c] = 0;
+        int m1 = (k + 1) * per < M ? (k + 1) * per : M;
+        for (int m = k * per; m < m1; m++) {
+            const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
+            for (int c = 0; c < C; c++) {
+                py[c] += dy[c];
+                pyx[c] += dy[c] * (x[c] - save_mean[c]) * save_rstd[c];
+            }
         }
     }
+    sum_chunks(sdy, sdyx, C, part);
     float k1[C], k2[C], k3[C];
     for (int c = 0; c < C; c++) {
         dgamma[c] += (float)sdyx[c];

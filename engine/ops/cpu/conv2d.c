@@ -45,12 +45,8 @@ static int is_depthwise(const struct conv2d_desc *d)
     return d->groups == d->Cin && d->Cin == d->Cout && d->groups > 1;
 }
 
-/* Threads the depthwise backward may use (its scratch holds one dw partial per thread). */
-static int dw_max_threads(void)
-{
-    int a = omp_get_max_threads(), b = omp_get_num_procs();
-    return a > b ? a : b;
-}
+/* Image ranges of the depthwise weight gradient (its scratch holds one partial per range). */
+#define DW_CHUNKS 8
 
 /* few input channels, dense: the direct kernel (forward) */
 static int is_direct(const struct conv2d_desc *d) { return d->groups == 1 && d->Cin <= 4 && d->K > 1; }
@@ -58,7 +54,7 @@ static int is_direct(const struct conv2d_desc *d) { return d->groups == 1 && d->
 size_t conv2d_scratch_floats(const struct conv2d_desc *d)
 {
     if (is_pointwise(d)) return 0;
-    if (is_depthwise(d)) return (1 + (size_t)dw_max_threads()) * d->K * d->K * d->Cin;
+    if (is_depthwise(d)) return (1 + (size_t)DW_CHUNKS) * d->K * d->K * d->Cin;
     size_t M = (size_t)d->N * d->Ho * d->Wo, col = M * (size_t)(d->Cin / d->groups) * d->K * d->K;
     size_t direct = is_direct(d) ? (size_t)d->K * d->K * d->Cin * d->Cout : 0;
     return col > direct ? col : direct;
@@ -253,21 +249,23 @@ static void direct_forward(float *out, const float *in, const float *w, const st
             }
 }
 
-/* Threads split the images; each accumulates its own transposed dw partial (KK, C) in
- * scratch, summed at the end, so the inner loops run over all C contiguous channels. */
+/* The images are cut into at most DW_CHUNKS fixed ranges taken dynamically by the threads;
+ * each range accumulates its own transposed dw partial (KK, C) in scratch and the partials
+ * are summed in range order: bit-identical whatever the scheduling, and a thread that loses
+ * its core to another process holds up one range, not half the batch. The inner loops run
+ * over all C contiguous channels. */
 static void depthwise_backward(float *din, float *dw, const float *dout, const float *in, const float *w,
                                const struct conv2d_desc *d, float *scratch)
 {
     int C = d->Cin, K = d->K, KK = K * K;
-    int nt = omp_get_max_threads();
-    if (nt > d->N) nt = d->N;
-    if (nt > dw_max_threads()) nt = dw_max_threads();
-    float *wt = scratch, *part = scratch + (size_t)KK * C; /* (KK, C), then nt x (KK, C) */
+    int nch = d->N < DW_CHUNKS ? d->N : DW_CHUNKS, per = (d->N + nch - 1) / nch;
+    float *wt = scratch, *part = scratch + (size_t)KK * C; /* (KK, C), then nch x (KK, C) */
     dw_transpose(wt, w, C, KK);
-    memset(part, 0, sizeof(float) * (size_t)nt * KK * C);
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int n = 0; n < d->N; n++) {
-        float *dwt = part + (size_t)omp_get_thread_num() * KK * C;
+    memset(part, 0, sizeof(float) * (size_t)nch * KK * C);
+#pragma omp parallel for schedule(dynamic, 1) if ((size_t)d->N * d->Ho * d->Wo * KK * C >= OMP_MIN_WORK)
+    for (int ch = 0; ch < nch; ch++)
+    for (int n = ch * per; n < (ch + 1) * per && n < d->N; n++) {
+        float *dwt = part + (size_t)ch * KK * C;
         for (int oy = 0; oy < d->Ho; oy++)
             for (int ox = 0; ox < d->Wo; ox++) {
                 const float *go = dout + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
@@ -289,7 +287,7 @@ static void depthwise_backward(float *din, float *dw, const float *dout, const f
                 }
             }
     }
-    for (int t = 0; t < nt; t++)
+    for (int t = 0; t < nch; t++)
         for (int c = 0; c < C; c++)
             for (int k = 0; k < KK; k++) dw[(size_t)c * KK + k] += part[((size_t)t * KK + k) * C + c];
 }
