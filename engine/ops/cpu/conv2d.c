@@ -2,7 +2,6 @@
  * Three paths: pointwise (one sgemm over the whole batch), depthwise (own kernel, vectorised
  * over channels), and the general grouped case through im2col + sgemm (the stem conv).
  * Not here: bias (MobileNetV3 convs have none; BN follows), dilation. */
-#include <omp.h>
 
 /* -std=c11 turns off FMA contraction; the conv kernels are chains of multiply-adds */
 #pragma GCC optimize("fp-contract=fast")
@@ -263,29 +262,30 @@ static void depthwise_backward(float *din, float *dw, const float *dout, const f
     dw_transpose(wt, w, C, KK);
     memset(part, 0, sizeof(float) * (size_t)nch * KK * C);
 #pragma omp parallel for schedule(dynamic, 1) if ((size_t)d->N * d->Ho * d->Wo * KK * C >= OMP_MIN_WORK)
-    for (int ch = 0; ch < nch; ch++)
-    for (int n = ch * per; n < (ch + 1) * per && n < d->N; n++) {
+    for (int ch = 0; ch < nch; ch++) {
         float *dwt = part + (size_t)ch * KK * C;
-        for (int oy = 0; oy < d->Ho; oy++)
-            for (int ox = 0; ox < d->Wo; ox++) {
-                const float *go = dout + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
-                for (int ky = 0; ky < K; ky++) {
-                    int iy = oy * d->stride - d->pad + ky;
-                    if (iy < 0 || iy >= d->H) continue;
-                    for (int kx = 0; kx < K; kx++) {
-                        int ix = ox * d->stride - d->pad + kx;
-                        if (ix < 0 || ix >= d->W) continue;
-                        size_t io = ((size_t)(n * d->H + iy) * d->W + ix) * C;
-                        const float *wp = wt + (size_t)(ky * K + kx) * C, *ip = in + io;
-                        float *gw = dwt + (size_t)(ky * K + kx) * C;
-                        for (int c = 0; c < C; c++) gw[c] += go[c] * ip[c];
-                        if (din) {
-                            float *dp = din + io;
-                            for (int c = 0; c < C; c++) dp[c] += go[c] * wp[c];
+        for (int n = ch * per; n < (ch + 1) * per && n < d->N; n++) {
+            for (int oy = 0; oy < d->Ho; oy++)
+                for (int ox = 0; ox < d->Wo; ox++) {
+                    const float *go = dout + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
+                    for (int ky = 0; ky < K; ky++) {
+                        int iy = oy * d->stride - d->pad + ky;
+                        if (iy < 0 || iy >= d->H) continue;
+                        for (int kx = 0; kx < K; kx++) {
+                            int ix = ox * d->stride - d->pad + kx;
+                            if (ix < 0 || ix >= d->W) continue;
+                            size_t io = ((size_t)(n * d->H + iy) * d->W + ix) * C;
+                            const float *wp = wt + (size_t)(ky * K + kx) * C, *ip = in + io;
+                            float *gw = dwt + (size_t)(ky * K + kx) * C;
+                            for (int c = 0; c < C; c++) gw[c] += go[c] * ip[c];
+                            if (din) {
+                                float *dp = din + io;
+                                for (int c = 0; c < C; c++) dp[c] += go[c] * wp[c];
+                            }
                         }
                     }
                 }
-            }
+        }
     }
     for (int t = 0; t < nch; t++)
         for (int c = 0; c < C; c++)
