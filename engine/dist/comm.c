@@ -32,6 +32,7 @@ struct comm {
     size_t op_size;
     double op_start;
     int quit;
+    struct comm_stats stats;
     pthread_t watchdog;
     int watchdog_on;
     /* rendezvous */
@@ -47,6 +48,7 @@ static double mono(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+struct comm_stats comm_get_stats(const struct comm *c) { return c->stats; }
 int comm_rank(const struct comm *c) { return c->rank; }
 int comm_world(const struct comm *c) { return c->world; }
 const char *comm_backend_name(const struct comm *c) { return c->be->name; }
@@ -132,6 +134,9 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
     pthread_mutex_lock(&c->mu);
     const char *op = c->op;
     c->op = NULL;
+    c->stats.seconds += mono() - c->op_start;
+    c->stats.calls++;
+    c->stats.bytes += (double)c->op_size;
     pthread_mutex_unlock(&c->mu);
     if (st)
         error_msg(st, "%s: %s #%lu (%zu bytes) at step %ld failed after %.1f s (timeout %d ms, backend %s)",

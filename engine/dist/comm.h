@@ -58,6 +58,11 @@ enum tipc_status comm_allreduce_buckets(struct comm *c, void *buf, size_t n, enu
  * differ from rank 0. */
 enum tipc_status comm_check_same(struct comm *c, const void *buf, size_t bytes, const char *what);
 
+/* Time spent inside collectives since init (seconds), their number and bytes: for the share of step
+ * time spent waiting on communication (time inside comm / step time). */
+struct comm_stats { double seconds; unsigned long calls; double bytes; };
+struct comm_stats comm_get_stats(const struct comm *c);
+
 /* ---- backend interface (comm.c dispatches; one vtable per backend) -------------------------- */
 struct comm_backend {
     const char *name;
