@@ -276,6 +276,19 @@ static void on_rank_exit(struct loop *L, struct rank_proc *r, int status)
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (ok || L->stop != STOP_NONE) return;
     struct launch_job *J = L->J;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == TIPC_EDIST) {
+        /* a distributed error is usually the echo of a peer's death: give the first failure's
+         * notice a moment to arrive, so every node names the rank that really failed */
+        char *n = NULL;
+        for (double until = mono() + 1.5; !n && mono() < until; usleep(50 * 1000)) n = job_take_notice(J);
+        if (n) {
+            error_msg(TIPC_EDIST, "launch: %s: stopping local ranks (rank %d exited with code 4 after the job "
+                      "failed): %s", J->where, r->rank, n);
+            begin_stop(L, STOP_REMOTE_FAIL, TIPC_EDIST, SIGTERM);
+            free(n);
+            return;
+        }
+    }
     char *how = describe_exit(status);
     char *msg = xasprintf("rank %d (node %d, %s, local rank %d, pid %d) %s", r->rank, J->o->node_rank,
                           J->o->self_ip, r->local_rank, (int)r->pid, how);

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +213,14 @@ enum tipc_status comm_init_from_env(struct comm **out)
     c->timeout_ms = tmo_s * 1000;
     c->watchdog_ms = wd_s * 1000;
     snprintf(c->prefix, sizeof c->prefix, "rank %d (node %d)", c->rank, c->node);
-    if (!st && c->world > 1) st = init_backend(c);
+    if (!st && c->world > 1) {
+        /* a peer that dies makes the next send() raise SIGPIPE, which would kill this rank before
+         * the transport can report which collective failed: take EPIPE instead, unless the program
+         * installed its own handler */
+        struct sigaction old;
+        if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
+        st = init_backend(c);
+    }
     if (st) {
         comm_free(c);
         return st;

@@ -27,7 +27,9 @@ enum comm_redop { COMM_SUM, COMM_AVG };
 
 struct comm;
 
-/* Join the job's collectives. *c owned by the caller: comm_free(). World 1 never touches the network. */
+/* Join the job's collectives. *c owned by the caller: comm_free(). World 1 never touches the network.
+ * With world > 1, SIGPIPE is ignored (if it had the default action) so a dead peer is an error
+ * naming the collective, not a silent death by signal. */
 enum tipc_status comm_init_from_env(struct comm **c);
 void comm_free(struct comm *c);
 
