@@ -33,7 +33,7 @@ Q := @
 endif
 
 # ---- system libraries (scripts/install-deps.sh installs them) ------------------------------
-PKGS := libcurl libarchive libturbojpeg yaml-0.1 openblas libprotobuf-c libmicrohttpd
+PKGS := libcurl libarchive libturbojpeg libjpeg yaml-0.1 openblas libprotobuf-c libmicrohttpd
 ifneq ($(filter clean,$(MAKECMDGOALS)),clean)
 ifneq ($(shell pkg-config --exists $(PKGS) && echo ok),ok)
 $(error missing libraries ($(PKGS)); run scripts/install-deps.sh)
@@ -179,13 +179,16 @@ bench: bin/tipc
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB_SRCS := runner/config.c engine/core/check.c engine/core/parse.c
+FUZZ_LIB_SRCS := runner/config.c runner/plan.c runner/plan_step6.c runner/plan_full.c runner/cmdline.c engine/core/check.c engine/core/parse.c
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(dir $@)
 	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRCS)
+# Seeds: our configs, the test fixtures, and the real configs in ../shared when present.
 fuzz: $(FUZZ_BINS)
-	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 build/fuzz/corpus-$$n tests/fuzz/corpus || exit 1; done
+	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f); c=build/fuzz/corpus-$$n; mkdir -p $$c; \
+	  cp configs/*/*.txt $$c/ 2>/dev/null; find tests/fixtures -name '*.txt' -exec cp {} $$c/ \; 2>/dev/null; \
+	  cp ../shared/tipc-configs/*.txt $$c/ 2>/dev/null; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -close_fd_mask=2 -print_final_stats=1 $$c || exit 1; done
 
 install: bin/tipc
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -1,13 +1,291 @@
-/* cmd_infer.c: `tipc infer`. Placeholder until its issue lands: it says so and exits with
- * TIPC_ENOTBUILT, so `tipc run` reports the stage as failed honestly. */
-#include "cmds.h"
-#include "../engine/core/check.h"
+/* cmd_infer.c: `tipc infer`, Step6 deploy/inference_python/infer.py's flags: load
+ * DIR/inference.tipc, preprocess (resize short side, center crop, normalise), run, print
+ * `image_name: P, class_id: C, prob: X` and the top-k; with --benchmark an AutoLog-style
+ * summary (preprocess / inference / postprocess ms, ips). --input-raw/--output-raw move
+ * float32 tensors in and out (used to check the ONNX export against ONNX Runtime). */
+#include <dirent.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
 
-const char usage_infer[] = "usage: tipc infer ...\n\n(not built yet in this version)\n";
+#include "cmds.h"
+#include "engine_flags.h"
+#include "version.h"
+#include "../engine/core/check.h"
+#include "../engine/core/timer.h"
+#include "../engine/data/jpeg.h"
+#include "../engine/infer/infer.h"
+#include "../engine/core/banned.h"
+
+const char usage_infer[] =
+    "usage: tipc infer --model-dir DIR [--img-path PATH] [--batch-size N] [--use-gpu BOOL]\n"
+    "                  [--cpu-threads T] [--benchmark BOOL] [--resize-size 256] [--crop-size 224]\n"
+    "                  [--warmup W] [--top-k K] [--input-raw F --output-raw F]\n\n"
+    "Classify images with an exported model (DIR/inference.tipc from `tipc export`).\n"
+    "  --img-path PATH   a JPEG, or a directory of them (default ./images/demo.jpg)\n"
+    "  --batch-size N    images per forward pass (default 1)\n"
+    "  --benchmark BOOL  print the AutoLog-style timing summary (Step6 infer.py --benchmark)\n"
+    "  --warmup W        untimed forward passes before timing (default 0)\n"
+    "  --input-raw F     read float32 (N,3,R,R) normalised input from F instead of images, and\n"
+    "  --output-raw F    write float32 probs (N,K) then logits (N,K) to F\n"
+    "Output per image: 'image_name: P, class_id: C, prob: X' then 'top-K: id (prob), ...'.\n"
+    "Exit codes: 0 ok, 2 usage, 3 unreadable image, 5 model unreadable/corrupt, 7 gpu not built.\n";
+
+
+
+struct infer_flags {
+    const char *model_dir, *img_path, *in_raw, *out_raw;
+    int batch, threads, resize, crop, warmup, topk, max_batch;
+    bool use_gpu, benchmark;
+};
+
+/* Image list: one file, or the sorted JPEGs of a directory. */
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static enum tipc_status list_images(const char *path, char ***out, int *n)
+{
+    struct stat st;
+    if (stat(path, &st)) {
+        error_msg(TIPC_EDATA, "image '%s' not found", path);
+        error_hint("pass --img-path FILE.jpg (Step6's default ./images/demo.jpg comes with the repository)");
+        return TIPC_EDATA;
+    }
+    size_t cap = 0;
+    *n = 0, *out = NULL;
+    if (!S_ISDIR(st.st_mode)) {
+        *out = xgrow(*out, sizeof **out, 1, &cap);
+        (*out)[(*n)++] = xstrdup(path);
+        return TIPC_OK;
+    }
+    DIR *d = opendir(path);
+    if (!d) return error_msg(TIPC_EDATA, "cannot read directory '%s'", path);
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *dot = strrchr(e->d_name, '.');
+        if (!dot || (strcasecmp(dot, ".jpg") && strcasecmp(dot, ".jpeg"))) continue;
+        *out = xgrow(*out, sizeof **out, (size_t)*n + 1, &cap);
+        (*out)[(*n)++] = xasprintf("%s/%s", path, e->d_name);
+    }
+    closedir(d);
+    if (!*n) return error_msg(TIPC_EDATA, "no JPEG images in '%s'", path);
+    qsort(*out, (size_t)*n, sizeof **out, cmp_str);
+    return TIPC_OK;
+}
+
+static void print_result(const char *name, const float *p, int K, int topk)
+{
+    int best = 0;
+    for (int k = 1; k < K; k++)
+        if (p[k] > p[best]) best = k;
+    printf("image_name: %s, class_id: %d, prob: %g\n", name, best, (double)p[best]);
+    if (topk < 1) return;
+    if (topk > K) topk = K;
+    int idx[64];
+    if (topk > 64) topk = 64;
+    printf("top-%d:", topk);
+    for (int t = 0; t < topk; t++) { /* selection of the t-th largest (K is small) */
+        int b = -1;
+        for (int k = 0; k < K; k++) {
+            bool used = false;
+            for (int u = 0; u < t; u++) used |= idx[u] == k;
+            if (!used && (b < 0 || p[k] > p[b])) b = k;
+        }
+        idx[t] = b;
+        printf("%s %d (%.5f)", t ? "," : "", b, (double)p[b]);
+    }
+    printf("\n");
+}
+
+static double rss_mb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6)) kb = strtod(line + 6, NULL);
+    if (f) fclose(f);
+    return kb / 1024.0;
+}
+
+static void autolog_line(const char *fmt, ...) TIPC_PRINTF(1, 2);
+static void autolog_line(const char *fmt, ...)
+{
+    char ts[32];
+    time_t t = time(NULL);
+    strftime(ts, sizeof ts, "%Y/%m/%d %H:%M:%S", localtime(&t));
+    printf("[%s] root INFO: ", ts);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+static void autolog_report(const struct infer_flags *f, int n_images, const double tm[3], int runs)
+{
+    struct utsname u;
+    uname(&u);
+    autolog_line("%s", "");
+    autolog_line("---------------------- Env info ----------------------");
+    autolog_line(" OS_version: %s %s", u.sysname, u.release);
+    autolog_line(" CUDA_version: None");
+    autolog_line(" CUDNN_version: None");
+    autolog_line(" drivier_version: None");
+    autolog_line("---------------------- Paddle info ----------------------");
+    autolog_line(" paddle_version: tipc %s", TIPC_VERSION);
+    autolog_line(" paddle_commit: None");
+    autolog_line(" log_api_version: 1.0");
+    autolog_line("----------------------- Conf info -----------------------");
+    autolog_line(" runtime_device: cpu");
+    autolog_line(" ir_optim: True");
+    autolog_line(" enable_memory_optim: True");
+    autolog_line(" enable_tensorrt: False");
+    autolog_line(" enable_mkldnn: False");
+    autolog_line(" cpu_math_library_num_threads: %d", f->threads);
+    autolog_line("----------------------- Model info ----------------------");
+    autolog_line(" model_name: classification");
+    autolog_line(" precision: fp32");
+    autolog_line("----------------------- Data info -----------------------");
+    autolog_line(" batch_size: %d", f->batch);
+    autolog_line(" input_shape: dynamic");
+    autolog_line(" data_num: %d", n_images);
+    autolog_line("----------------------- Perf info -----------------------");
+    autolog_line(" cpu_rss(MB): %.4f, gpu_rss(MB): None, gpu_util: None%%", rss_mb());
+    double total = (tm[0] + tm[1] + tm[2]);
+    autolog_line(" total time spent(s): %.4f", total);
+    autolog_line(" preprocess_time(ms): %.4f, inference_time(ms): %.4f, postprocess_time(ms): %.4f",
+                 tm[0] * 1e3 / runs, tm[1] * 1e3 / runs, tm[2] * 1e3 / runs);
+    autolog_line(" ips: %.4f images/sec", tm[1] > 0 ? n_images / tm[1] : 0.0);
+}
+
+static enum tipc_status load_image(const char *path, int resize, int crop, uint8_t *out)
+{
+    return image_load_eval(path, resize, crop, out);
+}
+
+/* float32 (N,3,R,R) in, probs then logits (N,K) out. */
+static enum tipc_status run_raw(const struct infer_flags *f, const char *model_path)
+{
+    FILE *in = fopen(f->in_raw, "rb");
+    if (!in) return error_msg(TIPC_EUSAGE, "cannot open '%s'", f->in_raw);
+    fseek(in, 0, SEEK_END);
+    long bytes = ftell(in);
+    rewind(in);
+    struct infer_model m;
+    enum tipc_status st = infer_load(&m, model_path, 1, (struct backend){&backend_cpu_ops, NULL});
+    if (st != TIPC_OK) return fclose(in), st;
+    int R = m.slots[0].H, K = m.num_classes;
+    size_t per = (size_t)3 * R * R;
+    int N = (int)(bytes / (long)(per * 4));
+    if (N < 1 || (size_t)bytes != per * 4 * (size_t)N) {
+        fclose(in);
+        infer_free(&m);
+        return error_msg(TIPC_EUSAGE, "'%s': size %ld is not a multiple of 3x%dx%d floats", f->in_raw, bytes, R, R);
+    }
+    infer_free(&m);
+    TRY(infer_load(&m, model_path, N, (struct backend){&backend_cpu_ops, NULL}));
+    float *x = xmalloc(per * N * sizeof(float));
+    bool ok = fread(x, sizeof(float), per * N, in) == per * N;
+    fclose(in);
+    float *dst = m.acts + m.slot_off[0]; /* NCHW -> NHWC */
+    for (int n = 0; ok && n < N; n++)
+        for (int c = 0; c < 3; c++)
+            for (int p = 0; p < R * R; p++) dst[((size_t)n * R * R + p) * 3 + c] = x[((size_t)n * 3 + c) * R * R + p];
+    infer_forward(&m, N);
+    FILE *out = fopen(f->out_raw, "wb");
+    ok = ok && out && fwrite(infer_output(&m), sizeof(float), (size_t)N * K, out) == (size_t)N * K &&
+         fwrite(infer_logits(&m), sizeof(float), (size_t)N * K, out) == (size_t)N * K;
+    if (out && fclose(out)) ok = false;
+    if (!ok) st = error_msg(TIPC_EIO, "cannot write '%s'", f->out_raw);
+    free(x);
+    infer_free(&m);
+    return st;
+}
+
+static enum tipc_status run_images(const struct infer_flags *f, const char *model_path)
+{
+    char **paths;
+    int n;
+    TRY(list_images(f->img_path, &paths, &n));
+    struct infer_model m;
+    enum tipc_status st = infer_load(&m, model_path, f->batch, (struct backend){&backend_cpu_ops, NULL});
+    int R = st == TIPC_OK ? m.slots[0].H : 0, crop = f->crop ? f->crop : R;
+    int resize = f->resize ? f->resize : (crop * 256 + 112) / 224;
+    if (st == TIPC_OK && crop != R)
+        st = error_msg(TIPC_EUSAGE, "--crop-size %d does not match the model's input %dx%d", crop, R, R);
+    uint8_t *img = st == TIPC_OK ? xmalloc((size_t)f->batch * R * R * 3) : NULL;
+    double tm[3] = {0}, t0;
+    int runs = 0;
+    for (int w = 0; st == TIPC_OK && w < f->warmup; w++) {
+        infer_forward(&m, 1);
+        if (f->benchmark) printf("warmup: %d\n", w);
+    }
+    for (int i = 0; st == TIPC_OK && i < n; i += f->batch) {
+        int b = n - i < f->batch ? n - i : f->batch;
+        t0 = now_seconds();
+        for (int j = 0; j < b && st == TIPC_OK; j++) st = load_image(paths[i + j], resize, crop, img + (size_t)j * R * R * 3);
+        if (st != TIPC_OK) break;
+        infer_set_input_u8(&m, img, b);
+        double t1 = now_seconds();
+        infer_forward(&m, b);
+        double t2 = now_seconds();
+        for (int j = 0; j < b; j++) print_result(paths[i + j], infer_output(&m) + (size_t)j * m.num_classes, m.num_classes, f->topk);
+        double t3 = now_seconds();
+        tm[0] += t1 - t0, tm[1] += t2 - t1, tm[2] += t3 - t2;
+        runs++;
+    }
+    if (st == TIPC_OK && f->benchmark) autolog_report(f, n, tm, runs);
+    free(img);
+    for (int i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+    if (m.layers) infer_free(&m);
+    return st;
+}
 
 int cmd_infer(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return error_msg(TIPC_ENOTBUILT, "'tipc infer' is not built in this version of tipc");
+    struct infer_flags f = {.img_path = "./images/demo.jpg", .batch = 1, .topk = 5};
+    const struct flag tbl[] = {
+        {"--model-dir", NULL, FLAG_STR, &f.model_dir, NULL},
+        {"--img-path", NULL, FLAG_STR, &f.img_path, NULL},
+        {"--batch-size", NULL, FLAG_INT, &f.batch, NULL},
+        {"--max-batch-size", NULL, FLAG_INT, &f.max_batch, NULL},
+        {"--use-gpu", NULL, FLAG_BOOL, &f.use_gpu, NULL},
+        {"--cpu-threads", NULL, FLAG_INT, &f.threads, NULL},
+        {"--benchmark", NULL, FLAG_BOOL, &f.benchmark, NULL},
+        {"--resize-size", NULL, FLAG_INT, &f.resize, NULL},
+        {"--crop-size", NULL, FLAG_INT, &f.crop, NULL},
+        {"--warmup", NULL, FLAG_INT, &f.warmup, NULL},
+        {"--top-k", NULL, FLAG_INT, &f.topk, NULL},
+        {"--input-raw", NULL, FLAG_STR, &f.in_raw, NULL},
+        {"--output-raw", NULL, FLAG_STR, &f.out_raw, NULL},
+        {0},
+    };
+    bool help;
+    TRY(flags_parse("infer", usage_infer, argc, argv, tbl, &help));
+    if (help) return TIPC_OK;
+    if (!f.model_dir) {
+        error_msg(TIPC_EUSAGE, "infer: --model-dir is required");
+        return cmd_usage_error("infer");
+    }
+    if (f.batch < 1 || f.batch > 4096 || f.warmup < 0 || f.threads < 0 || f.resize < 0 || f.crop < 0)
+        return error_msg(TIPC_EUSAGE, "infer: batch size 1..4096, warmup, threads, sizes >= 0");
+    if (!f.in_raw != !f.out_raw) return error_msg(TIPC_EUSAGE, "infer: --input-raw and --output-raw go together");
+    if (f.use_gpu) {
+        error_msg(TIPC_ENOTBUILT, "infer: --use-gpu True: the CUDA engine is not built in this tipc");
+        error_hint("use --use-gpu False");
+        return TIPC_ENOTBUILT;
+    }
+    backend_cpu_fix_blas();
+    backend_cpu_set_threads(f.threads);
+    if (!f.threads) f.threads = omp_get_max_threads();
+    char *model_path = xasprintf("%s/inference.tipc", f.model_dir);
+    enum tipc_status st = f.in_raw ? run_raw(&f, model_path) : run_images(&f, model_path);
+    free(model_path);
+    if (fflush(stdout) && st == TIPC_OK) st = TIPC_EIO;
+    return st;
 }

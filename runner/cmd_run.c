@@ -1,5 +1,190 @@
-/* cmd_run.c: placeholder, replaced by the runner. */
-#include "cmds.h"
+/* cmd_run.c: `tipc run CONFIG MODE`: read the config, build the plan, run every stage as the
+ * original harness does (a failed stage does not stop the later ones), report, exit 0/1. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmds.h"      /* defines: usage_run */
+#include "config.h"    /* defines: cfg_load */
+#include "plan.h"      /* defines: plan_build, struct stage */
+#include "proc.h"      /* defines: proc_run */
+#include "report.h"    /* defines: report_* */
 #include "../engine/core/check.h"
-const char usage_run[] = "usage: tipc run CONFIG MODE\n";
-int cmd_run(int argc, char **argv) { (void)argc; (void)argv; return error_msg(TIPC_ENOTBUILT, "not yet"); }
+#include "../engine/core/osutil.h"  /* defines: self_exe_path, copy_file_to */
+#include "../prepare/fsutil.h"      /* defines: mkdir_p */
+#include "../prepare/prepare.h"     /* defines: prepare_for_run */
+#include "../engine/core/banned.h"
+
+const char usage_run[] =
+    "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"
+    "                [--no-prepare]\n"
+    "\n"
+    "Run a TIPC config's chain for MODE, exactly as test_tipc/test_train_inference_python.sh would:\n"
+    "training for each gpu_list item and trainer, eval, export, then inference for each use_gpu x\n"
+    "batch size (x threads x mkldnn x trt x precision in 51-line configs). A failed stage does not\n"
+    "stop the later ones. Each stage prints `Run successfully with command - MODEL - CMD!` or\n"
+    "`Run failed with command - MODEL - CMD!` and appends it to OUTPUT/results_python.log; the run\n"
+    "ends with `N passed, N failed` and exits 1 if any stage failed.\n"
+    "\n"
+    "MODE: lite_train_lite_infer, lite_train_whole_infer, whole_infer, whole_train_whole_infer,\n"
+    "      klquant_whole_infer. GPUID (whole_infer only): exported as CUDA_VISIBLE_DEVICES.\n"
+    "\n"
+    "options:\n"
+    "  --dry-run        print the commands this node would run, run nothing\n"
+    "  --node_ip IP     this node's address in gpu_list's IP list (passed to `tipc launch` as POD_IP)\n"
+    "  --output DIR     output root (default ./test_tipc/output/MODEL/MODE for Paddle configs and\n"
+    "                   configs under a test_tipc/ folder, ./logs/MODEL/MODE for python:tipc configs)\n"
+    "  --junit FILE     also write a JUnit XML report\n"
+    "  --no-prepare     for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
+    "                   (it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)\n"
+    "\n"
+    "Commands run with fork/execvp, never through a shell: `> FILE`, `>> FILE` and `2>&1` are applied\n"
+    "by tipc; other shell syntax in a command is refused (exit 2, nothing run).\n";
+
+struct run_args {
+    const char *config, *mode, *gpuid, *node_ip, *output, *junit;
+    bool dry_run, no_prepare;
+};
+
+static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    const char *pos[3] = {0};
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char **dst = NULL;
+        const char *name = NULL;
+        if (!strcmp(s, "--dry-run")) { a->dry_run = true; continue; }
+        if (!strcmp(s, "--no-prepare")) { a->no_prepare = true; continue; }
+        if (!strncmp(s, "--node_ip", 9) || !strncmp(s, "--node-ip", 9)) { dst = &a->node_ip; name = "--node_ip"; }
+        else if (!strncmp(s, "--output", 8)) { dst = &a->output; name = "--output"; }
+        else if (!strncmp(s, "--junit", 7)) { dst = &a->junit; name = "--junit"; }
+        if (dst) {
+            const char *eq = strchr(s, '=');
+            size_t nl = strlen(name);
+            if (eq && (size_t)(eq - s) == nl) *dst = eq + 1;
+            else if (!s[nl] && i + 1 < argc) *dst = argv[++i];
+            else if (!s[nl]) return error_msg(TIPC_EUSAGE, "option '%s' needs a value", name);
+            else return error_msg(TIPC_EUSAGE, "unknown option '%s'; see 'tipc help run'", s);
+            if (!**dst) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", name);
+            continue;
+        }
+        if (s[0] == '-' && s[1] == '-') return error_msg(TIPC_EUSAGE, "unknown option '%s'; see 'tipc help run'", s);
+        if (npos == 3) return error_msg(TIPC_EUSAGE, "too many arguments ('%s'); see 'tipc help run'", s);
+        pos[npos++] = s;
+    }
+    if (npos < 2) {
+        fputs(usage_run, stderr);
+        return TIPC_EUSAGE;
+    }
+    a->config = pos[0];
+    a->mode = pos[1];
+    a->gpuid = pos[2];
+    return TIPC_OK;
+}
+
+static void print_plan(const struct plan *p, const struct run_args *a)
+{
+    printf("# tipc run %s %s (dry run): %d commands, %d-line layout, python:%s\n", a->config, a->mode,
+           plan_count_runs(p), (int)p->family, p->ours ? "tipc" : "(as in the config)");
+    printf("# output: %s\n", p->log_dir);
+    int k = 0;
+    for (int i = 0; i < p->n; i++) {
+        const struct stage *s = &p->st[i];
+        if (s->kind == STAGE_NOTE) {
+            printf("         echo: %s\n", s->cmd);
+            continue;
+        }
+        printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, s->cmd);
+        if (s->cvd == CVD_SET) printf("               env CUDA_VISIBLE_DEVICES=%s\n", s->cvd_value);
+        else if (s->cvd == CVD_UNSET) printf("               env -u CUDA_VISIBLE_DEVICES\n");
+        if (s->ips) {
+            if (a->node_ip) printf("               this node: %s (POD_IP) in --ips=%s\n", a->node_ip, s->ips);
+            else printf("               this node: found by `tipc launch` among --ips=%s\n", s->ips);
+        }
+    }
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int run_stage(const struct stage *s, const char *self, const char *pod_ip_env)
+{
+    const char *set[4] = {0}, *unset[2] = {0};
+    char *cvd = NULL;
+    int ns = 0;
+    if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
+    else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
+    if (pod_ip_env) set[ns++] = pod_ip_env;
+    struct proc_env env = {self, set, unset};
+    int status = proc_run(&s->cl, &env);
+    free(cvd);
+    return status;
+}
+
+static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
+{
+    TRY(mkdir_p(p->log_dir));
+    /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
+    if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode));
+    char *self = self_exe_path();
+    char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
+    struct report r;
+    report_init(&r, a->config, p->model, p->mode, p->status_log);
+    fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", plan_count_runs(p), a->config, p->mode, p->log_dir);
+    enum tipc_status st = TIPC_OK;
+    proc_signals_init();
+    for (int i = 0; i < p->n && !proc_interrupted(); i++) {
+        const struct stage *s = &p->st[i];
+        if (s->kind == STAGE_NOTE) {
+            printf("%s\n", s->cmd);
+            continue;
+        }
+        double t0 = now_seconds();
+        int status = run_stage(s, self, pod_ip);
+        if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
+        enum tipc_status ws = report_stage(&r, stage_kind_name(s->kind), s->cmd, s->log_path, status,
+                                           now_seconds() - t0, s->line);
+        if (ws != TIPC_OK) st = ws;
+    }
+    report_summary(&r, stdout);
+    if (a->junit) {
+        enum tipc_status js = report_junit(&r, a->junit);
+        if (js != TIPC_OK && st == TIPC_OK) st = js;
+    }
+    if (proc_interrupted()) {
+        error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, plan_count_runs(p));
+        st = TIPC_EINTR;
+    } else if (st == TIPC_OK && report_failed(&r)) {
+        st = TIPC_EFAIL;
+    }
+    report_free(&r);
+    free(self);
+    free(pod_ip);
+    return st;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct run_args a;
+    TRY(parse_args(argc, argv, &a));
+    struct tipc_config cfg;
+    TRY(cfg_load(&cfg, a.config));
+    struct plan p;
+    struct plan_opts o = {a.output, a.gpuid};
+    enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
+    if (st == TIPC_OK) {
+        if (a.dry_run) print_plan(&p, &a);
+        else st = run_plan(&p, &a);
+        plan_free(&p);
+    }
+    cfg_free(&cfg);
+    return st;
+}

@@ -25,8 +25,9 @@ run_unit() {
     (cd "$ROOT" && timeout 900 "$bin") >"$log" 2>&1
     rc=$?
     ok=$(grep -c '^\[       OK \]' "$log")
-    f=$(grep -E -c '^\[  (FAILED|ERROR)   *\] [A-Za-z_]' "$log")
-    s=$(grep -E -c '^\[  SKIPPED \] [A-Za-z_]' "$log")
+    # cmocka names a failed/skipped test twice (when it runs and in the closing list): count names once
+    f=$(grep -E '^\[  (FAILED|ERROR)   *\] [A-Za-z_]' "$log" | sed 's/^\[[^]]*\] //' | sort -u | grep -c .)
+    s=$(grep -E '^\[  SKIPPED \] [A-Za-z_]' "$log" | sed 's/^\[[^]]*\] //' | sort -u | grep -c .)
     # a crash (sanitizer, signal) before cmocka's summary is one more failure
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
     pass=$((pass + ok)); fail=$((fail + f)); skip=$((skip + s))

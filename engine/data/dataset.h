@@ -1,6 +1,6 @@
 /* dataset.h: an image classification dataset on disk: a list of (path, label).
  * Two layouts, detected from the root: PaddleClas lists (ROOT/train_list.txt, ROOT/val_list.txt,
- * lines `relative/path.jpg label`) and ImageFolder (ROOT/train/<class>/*, ROOT/val/<class>/*,
+ * lines `relative/path.jpg label`) and ImageFolder (ROOT/train/<class>/<image>, ROOT/val/<class>/<image>,
  * label = index of the class folder in sorted order). Reads names only; decoding is jpeg.h's. */
 #ifndef TIPC_DATASET_H
 #define TIPC_DATASET_H

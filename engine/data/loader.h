@@ -29,11 +29,14 @@ struct batch {
 
 struct loader; /* opaque */
 
+/* ds must outlive the loader. Errors: TIPC_EUSAGE (bad settings), TIPC_EDATA (too few items). */
 enum tipc_status loader_init(struct loader **L, const struct dataset *ds, const struct loader_config *c);
 /* Next batch; infinite across epochs. *out stays valid until the next call. */
 enum tipc_status loader_next(struct loader *L, const struct batch **out);
 int loader_steps_per_epoch(const struct loader *L);
 long loader_skipped(const struct loader *L);
+/* Decode threads actually running (threads = 0 resolves to min(online CPUs, 8)). */
+int loader_threads(const struct loader *L);
 void loader_free(struct loader *L);
 
 #endif

@@ -1,0 +1,258 @@
+/* infer.c: building (BN folding), planning (liveness-shared activations) and running the
+ * inference graph. File I/O is in infer_io.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer.h"
+#include "../core/check.h"
+#include "../core/banned.h"
+
+struct builder { struct infer_model *m; size_t capl, caps, capw; int *map; /* net slot -> infer slot */ };
+
+static int new_slot(struct builder *b, int H, int W, int C)
+{
+    struct infer_model *m = b->m;
+    m->slots = xgrow(m->slots, sizeof *m->slots, (size_t)m->nslots + 1, &b->caps);
+    m->slots[m->nslots] = (struct infer_slot){H, W, C};
+    return m->nslots++;
+}
+static struct infer_layer *new_layer(struct builder *b, enum infer_kind k, int in)
+{
+    struct infer_model *m = b->m;
+    m->layers = xgrow(m->layers, sizeof *m->layers, (size_t)m->nlayers + 1, &b->capl);
+    struct infer_layer *l = &m->layers[m->nlayers++];
+    *l = (struct infer_layer){.kind = k, .in = in, .in2 = -1, .act = ACT_NONE};
+    return l;
+}
+static size_t new_weights(struct builder *b, size_t n)
+{
+    struct infer_model *m = b->m;
+    m->weights = xgrow(m->weights, sizeof(float), m->nweights + n, &b->capw);
+    size_t off = m->nweights;
+    memset(m->weights + off, 0, n * sizeof(float));
+    m->nweights += n;
+    return off;
+}
+
+/* Fuse an ACT layer right after layer i (consuming its output) into l; returns layers eaten. */
+static int fuse_act(struct builder *b, const struct net *net, int i, int out, struct infer_layer *l, int *last)
+{
+    if (i + 1 < net->nlayers && net->layers[i + 1].kind == LAYER_ACT && net->layers[i + 1].in == out) {
+        l->act = net->layers[i + 1].act;
+        *last = net->layers[i + 1].out;
+        (void)b;
+        return 1;
+    }
+    *last = out;
+    return 0;
+}
+
+static int add_conv(struct builder *b, const struct net *net, int i)
+{
+    const struct layer *c = &net->layers[i];
+    const struct slot *si = &net->slots[c->in];
+    const float *P = net->params;
+    int Co = c->Co, Cg = si->C / c->groups;
+    size_t per = (size_t)Cg * c->K * c->K;
+    const struct slot *so = &net->slots[c->out];
+    struct infer_layer *l = new_layer(b, INF_CONV, b->map[c->in]);
+    l->K = c->K, l->stride = c->stride, l->groups = c->groups, l->Co = Co;
+    l->w_off = new_weights(b, (size_t)Co * per);
+    l->b_off = new_weights(b, (size_t)Co);
+    float *w = b->m->weights + l->w_off, *bias = b->m->weights + l->b_off;
+    memcpy(w, P + c->param_off, (size_t)Co * per * sizeof(float));
+    int eaten = 0, out = c->out;
+    if (i + 1 < net->nlayers && net->layers[i + 1].kind == LAYER_BN && net->layers[i + 1].in == c->out) {
+        /* w' = w * gamma / sqrt(var + eps); b' = beta - mean * gamma / sqrt(var + eps) */
+        const struct layer *bn = &net->layers[i + 1];
+        const float *g = P + bn->param_off, *be = g + Co, *rm = net->stats + bn->stat_off, *rv = rm + Co;
+        for (int o = 0; o < Co; o++) {
+            float s = g[o] / sqrtf(rv[o] + bn->eps);
+            for (size_t k = 0; k < per; k++) w[(size_t)o * per + k] *= s;
+            bias[o] = be[o] - rm[o] * s;
+        }
+        eaten = 1;
+        out = bn->out;
+    }
+    int last;
+    eaten += fuse_act(b, net, i + eaten, out, l, &last);
+    l->out = b->map[last] = new_slot(b, so->H, so->W, Co);
+    return eaten;
+}
+
+static int add_linear(struct builder *b, const struct net *net, int i)
+{
+    const struct layer *c = &net->layers[i];
+    int Ci = net->slots[c->in].C, Co = c->Co;
+    struct infer_layer *l = new_layer(b, INF_LINEAR, b->map[c->in]);
+    l->Co = Co;
+    l->w_off = new_weights(b, (size_t)Co * Ci);
+    l->b_off = new_weights(b, (size_t)Co);
+    memcpy(b->m->weights + l->w_off, net->params + c->param_off, (size_t)Co * Ci * sizeof(float));
+    if (c->bias)
+        memcpy(b->m->weights + l->b_off, net->params + c->param_off + (size_t)Co * Ci, (size_t)Co * sizeof(float));
+    int last, eaten = fuse_act(b, net, i, c->out, l, &last);
+    l->out = b->map[last] = new_slot(b, 1, 1, Co);
+    return eaten;
+}
+
+void infer_from_net(struct infer_model *m, const struct net *net, int N)
+{
+    memset(m, 0, sizeof *m);
+    m->be = net->be;
+    struct builder b = {.m = m, .map = xcalloc((size_t)net->nslots, sizeof(int))};
+    const struct slot *s0 = &net->slots[0];
+    b.map[0] = new_slot(&b, s0->H, s0->W, s0->C);
+    for (int i = 0; i < net->nlayers; i++) {
+        const struct layer *l = &net->layers[i];
+        const struct slot *so = &net->slots[l->out];
+        struct infer_layer *il;
+        switch (l->kind) {
+        case LAYER_CONV: i += add_conv(&b, net, i); break;
+        case LAYER_LINEAR: i += add_linear(&b, net, i); break;
+        case LAYER_DROPOUT: b.map[l->out] = b.map[l->in]; break;
+        case LAYER_ACT:
+            il = new_layer(&b, INF_ACT, b.map[l->in]);
+            il->act = l->act;
+            il->out = b.map[l->out] = new_slot(&b, so->H, so->W, so->C);
+            break;
+        case LAYER_POOL:
+        case LAYER_SCALE:
+        case LAYER_ADD:
+            il = new_layer(&b, l->kind == LAYER_POOL ? INF_POOL : l->kind == LAYER_SCALE ? INF_SCALE : INF_ADD,
+                           b.map[l->in]);
+            il->in2 = l->in2 >= 0 ? b.map[l->in2] : -1;
+            il->out = b.map[l->out] = new_slot(&b, so->H, so->W, so->C);
+            break;
+        case LAYER_BN: BUG("batchnorm without a conv before it cannot be folded");
+        case LAYER_KIND_COUNT: BUG("layer kind");
+        }
+    }
+    m->logits_slot = b.map[net->nslots - 1];
+    struct infer_layer *sm = new_layer(&b, INF_SOFTMAX, m->logits_slot);
+    const struct infer_slot ls = m->slots[m->logits_slot];
+    sm->out = m->probs_slot = new_slot(&b, 1, 1, ls.C);
+    m->num_classes = ls.C;
+    m->resolution = s0->H;
+    free(b.map);
+    infer_plan(m, N);
+}
+
+static struct conv2d_desc idesc(const struct infer_model *m, const struct infer_layer *l, int n)
+{
+    const struct infer_slot *si = &m->slots[l->in];
+    struct conv2d_desc d;
+    conv2d_desc_init(&d, n, si->H, si->W, si->C, l->Co, l->K, l->stride, (l->K - 1) / 2, l->groups);
+    return d;
+}
+
+/* Greedy first-fit of slot lifetimes [def, last use] into one buffer. */
+void infer_plan(struct infer_model *m, int N)
+{
+    int S = m->nslots;
+    int *def = xcalloc((size_t)S, sizeof(int)), *last = xcalloc((size_t)S, sizeof(int));
+    size_t *size = xcalloc((size_t)S, sizeof(size_t));
+    m->slot_off = xcalloc((size_t)S, sizeof(size_t));
+    for (int s = 0; s < S; s++) {
+        def[s] = -1, last[s] = -1;
+        size[s] = ((size_t)N * m->slots[s].H * m->slots[s].W * m->slots[s].C + 15) & ~(size_t)15;
+    }
+    m->nscratch = 0;
+    for (int i = 0; i < m->nlayers; i++) {
+        const struct infer_layer *l = &m->layers[i];
+        def[l->out] = i;
+        last[l->in] = i;
+        if (l->in2 >= 0) last[l->in2] = i;
+        if (l->kind == INF_CONV) {
+            struct conv2d_desc d = idesc(m, l, N);
+            size_t sc = conv2d_scratch_floats(&d);
+            if (sc > m->nscratch) m->nscratch = sc;
+        }
+    }
+    last[m->logits_slot] = last[m->probs_slot] = m->nlayers; /* outputs stay readable */
+    m->nacts = 0;
+    for (int s = 0; s < S; s++) {
+        size_t off = 0;
+        for (int again = 1; again;) {
+            again = 0;
+            for (int t = 0; t < s; t++) {
+                bool live = !(last[t] < def[s] || last[s] < def[t]);
+                if (live && off < m->slot_off[t] + size[t] && m->slot_off[t] < off + size[s]) {
+                    off = m->slot_off[t] + size[t];
+                    again = 1;
+                }
+            }
+        }
+        m->slot_off[s] = off;
+        if (off + size[s] > m->nacts) m->nacts = off + size[s];
+    }
+    free(def);
+    free(last);
+    free(size);
+    m->N = N;
+    m->acts = m->be.ops->alloc(m->be.ctx, m->nacts);
+    m->scratch = m->be.ops->alloc(m->be.ctx, m->nscratch);
+}
+
+void infer_free(struct infer_model *m)
+{
+    if (!m) return;
+    if (m->be.ops) {
+        if (m->acts) m->be.ops->free(m->be.ctx, m->acts);
+        if (m->scratch) m->be.ops->free(m->be.ctx, m->scratch);
+    }
+    free(m->layers);
+    free(m->slots);
+    free(m->weights);
+    free(m->slot_off);
+    memset(m, 0, sizeof *m);
+}
+
+void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n)
+{
+    static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
+    CHECK(n <= m->N, "batch %d over planned %d", n, m->N);
+    size_t np = (size_t)n * m->slots[0].H * m->slots[0].W;
+    float *x = m->acts + m->slot_off[0];
+#pragma omp parallel for schedule(static) if (np * 3 >= OMP_MIN_WORK)
+    for (size_t i = 0; i < np; i++)
+        for (int c = 0; c < 3; c++) x[i * 3 + c] = (images[i * 3 + c] * (1.0f / 255.0f) - mean[c]) / stdv[c];
+}
+
+void infer_forward(struct infer_model *m, int n)
+{
+    const struct backend_ops *o = m->be.ops;
+    void *cx = m->be.ctx;
+    CHECK(n > 0 && n <= m->N, "batch %d of planned %d", n, m->N);
+    for (int i = 0; i < m->nlayers; i++) {
+        const struct infer_layer *l = &m->layers[i];
+        const struct infer_slot *si = &m->slots[l->in], *so = &m->slots[l->out];
+        float *x = m->acts + m->slot_off[l->in], *y = m->acts + m->slot_off[l->out];
+        const float *w = m->weights + l->w_off, *b = m->weights + l->b_off;
+        size_t cnt = (size_t)n * si->H * si->W * si->C;
+        switch ((enum infer_kind)l->kind) {
+        case INF_CONV: {
+            struct conv2d_desc d = idesc(m, l, n);
+            o->conv2d_forward(cx, y, x, w, &d, m->scratch);
+            o->bias_act_forward(cx, y, b, (size_t)n * so->H * so->W, so->C, (enum act_kind)l->act);
+            break;
+        }
+        case INF_LINEAR:
+            o->linear_forward(cx, y, x, w, b, n, si->C, l->Co);
+            if (l->act != ACT_NONE) o->act_forward(cx, y, y, (size_t)n * l->Co, (enum act_kind)l->act);
+            break;
+        case INF_ACT: o->act_forward(cx, y, x, cnt, (enum act_kind)l->act); break;
+        case INF_POOL: o->avgpool_forward(cx, y, x, n, si->H * si->W, si->C); break;
+        case INF_SCALE:
+            o->scale_forward(cx, y, x, m->acts + m->slot_off[l->in2], n, si->H * si->W, si->C);
+            break;
+        case INF_ADD: o->add_forward(cx, y, x, m->acts + m->slot_off[l->in2], cnt); break;
+        case INF_SOFTMAX: o->softmax_forward(cx, y, x, n, si->C); break;
+        case INF_KIND_COUNT: BUG("inference layer kind");
+        }
+    }
+}
+
+const float *infer_output(const struct infer_model *m) { return m->acts + m->slot_off[m->probs_slot]; }
+const float *infer_logits(const struct infer_model *m) { return m->acts + m->slot_off[m->logits_slot]; }

@@ -1,0 +1,54 @@
+/* infer.h: the inference model: a forward-only graph with BN folded into the convs (conv +
+ * bias + activation fused), dropout removed, a trailing softmax, and activation memory reused
+ * by liveness. Built from a trained net (export) or loaded from DIR/inference.tipc without
+ * any YAML; ops run through struct backend_ops. Not here: ONNX (io/onnx.c), the CLI. */
+#ifndef TIPC_INFER_H
+#define TIPC_INFER_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend/backend.h"
+#include "../model/net.h"
+
+enum infer_kind { INF_CONV, INF_LINEAR, INF_ACT, INF_POOL, INF_SCALE, INF_ADD, INF_SOFTMAX, INF_KIND_COUNT };
+
+/* Stored as is in inference.tipc (fixed-size fields). */
+struct infer_layer {
+    int32_t kind, in, in2, out;      /* slot ids */
+    int32_t K, stride, groups, Co;   /* CONV; LINEAR uses Co */
+    int32_t act, pad_;               /* fused activation (enum act_kind) */
+    uint64_t w_off, b_off;           /* into weights; every conv/linear has a bias */
+};
+struct infer_slot { int32_t H, W, C; };
+
+struct infer_model {
+    struct backend be;
+    char model[32];                  /* "mobilenet_v3_small" */
+    int32_t num_classes, resolution;
+    float width_mult;
+    struct infer_layer *layers; int nlayers;
+    struct infer_slot *slots; int nslots;
+    int logits_slot, probs_slot;
+    float *weights; size_t nweights;
+    /* runtime, after infer_plan(): */
+    int N;                           /* planned batch */
+    size_t *slot_off;                /* (nslots) offsets in acts, shared by liveness */
+    float *acts, *scratch; size_t nacts, nscratch;
+};
+
+/* Fold a (trained) net into an inference model planned for batches up to N. */
+void infer_from_net(struct infer_model *m, const struct net *net, int N);
+/* Size and allocate activations for batches up to N (called by the constructors). */
+void infer_plan(struct infer_model *m, int N);
+void infer_free(struct infer_model *m);
+
+enum tipc_status infer_save(const struct infer_model *m, const char *path);
+/* Load and validate every index and offset; errors name the file. */
+enum tipc_status infer_load(struct infer_model *m, const char *path, int N, struct backend be);
+
+void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n);
+void infer_forward(struct infer_model *m, int n);
+const float *infer_output(const struct infer_model *m); /* (n, K) probabilities */
+const float *infer_logits(const struct infer_model *m); /* (n, K) */
+
+#endif

@@ -1,0 +1,37 @@
+/* binfile.h: binary files with a magic, an FNV-1a 64 checksum trailer and atomic replacement
+ * (write PATH.tmp.PID, fflush, fsync, rename; the previous PATH survives any failure).
+ * Readers load the whole file, check magic and checksum, then read bounded fields: a
+ * truncated or corrupt file is an error naming the file, never a crash. Used by checkpoints
+ * and the inference model. */
+#ifndef TIPC_BINFILE_H
+#define TIPC_BINFILE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/status.h"
+
+struct bin_writer { FILE *f; char *path, *tmp; uint64_t hash; bool failed; };
+/* Opens PATH's temp file and writes the 8-byte magic. */
+enum tipc_status bin_create(struct bin_writer *w, const char *path, const char magic[8]);
+void bin_write(struct bin_writer *w, const void *p, size_t n);
+/* Append the checksum, flush, fsync, rename over PATH (fsync the directory too). */
+enum tipc_status bin_commit(struct bin_writer *w);
+/* Drop the temp file (on error paths); PATH is untouched. */
+void bin_abort(struct bin_writer *w);
+
+struct bin_reader { const char *path; uint8_t *buf; size_t n, pos; };
+/* Load PATH, check the magic (what = "checkpoint", "inference model" for messages) and the
+ * checksum. Returns TIPC_EIO with a message on any failure. */
+enum tipc_status bin_open(struct bin_reader *r, const char *path, const char magic[8], const char *what);
+/* Copy n bytes; false when the file is too short (the caller reports). */
+bool bin_read(struct bin_reader *r, void *p, size_t n);
+/* Pointer to n bytes in place (aligned copy is the caller's job); NULL when too short. */
+const void *bin_peek(struct bin_reader *r, size_t n);
+void bin_close(struct bin_reader *r);
+
+uint64_t fnv1a64(uint64_t h, const void *p, size_t n);
+#define FNV1A64_INIT 0xcbf29ce484222325ULL
+
+#endif

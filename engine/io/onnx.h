@@ -1,0 +1,13 @@
+/* onnx.h: write an inference model as ONNX (opset 17, IR 8) with protobuf-c and Debian's
+ * onnx.proto (build/gen/onnx.pb-c.h). The graph is NCHW as ONNX expects: input "input"
+ * (N, 3, R, R) normalised RGB with a symbolic batch, outputs "probs" (softmax) and "logits"
+ * (N, K). Conv+bias (BN folded), Relu/HardSwish/HardSigmoid, GlobalAveragePool, 1x1 Conv for
+ * the linear layers, Mul (squeeze-excite), Add, Flatten, Softmax. Written atomically. */
+#ifndef TIPC_ONNX_H
+#define TIPC_ONNX_H
+#include "../core/status.h"
+#include "../infer/infer.h"
+
+enum tipc_status onnx_export(const struct infer_model *m, const char *path);
+
+#endif

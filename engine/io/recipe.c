@@ -1,0 +1,241 @@
+/* recipe.c: see recipe.h. libyaml's event API flattens the document into dotted keys
+ * ("Optimizer.lr.name") with their line; each is then set through one table of known keys. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "recipe.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
+
+enum key_type { K_INT, K_LONG, K_DOUBLE, K_STR, K_BOOL, K_SCHED, K_INTLIST };
+struct key { const char *name; enum key_type type; size_t off; size_t size; };
+
+#define F(field) offsetof(struct recipe, field), sizeof(((struct recipe *)0)->field)
+static const struct key KEYS[] = {
+    {"Global.epochs", K_INT, F(epochs)},
+    {"Global.output_dir", K_STR, F(output_dir)},
+    {"Global.print_batch_step", K_INT, F(print_freq)},
+    {"Global.seed", K_LONG, F(seed)},
+    {"Global.device", K_STR, F(device)},
+    {"Global.eval_during_train", K_BOOL, F(eval_during_train)},
+    {"Arch.name", K_STR, F(arch)},
+    {"Arch.class_num", K_INT, F(num_classes)},
+    {"Arch.width_mult", K_DOUBLE, F(width_mult)},
+    {"Arch.image_size", K_INT, F(image_size)},
+    {"Arch.dropout", K_DOUBLE, F(dropout)},
+    {"Loss.label_smoothing", K_DOUBLE, F(label_smoothing)},
+    {"Optimizer.name", K_STR, 0, 0}, /* Momentum only; checked below */
+    {"Optimizer.momentum", K_DOUBLE, F(momentum)},
+    {"Optimizer.weight_decay", K_DOUBLE, F(weight_decay)},
+    {"Optimizer.lr.name", K_SCHED, F(lr_name)},
+    {"Optimizer.lr.learning_rate", K_DOUBLE, F(lr)},
+    {"Optimizer.lr.warmup_epoch", K_DOUBLE, F(warmup_epochs)},
+    {"Optimizer.lr.warmup_start_lr", K_DOUBLE, F(warmup_start_lr)},
+    {"Optimizer.lr.decay_epochs", K_INTLIST, F(decay_epochs)},
+    {"Optimizer.lr.gamma", K_DOUBLE, F(gamma)},
+    {"Optimizer.lr.eta_min", K_DOUBLE, F(eta_min)},
+    {"DataLoader.data_path", K_STR, F(data_path)},
+    {"DataLoader.batch_size", K_INT, F(batch_size)},
+    {"DataLoader.eval_batch_size", K_INT, F(eval_batch_size)},
+    {"DataLoader.num_workers", K_INT, F(num_workers)},
+    {"DataLoader.resize_size", K_INT, F(resize_size)},
+    {"DataLoader.skip_bad", K_BOOL, F(skip_bad)},
+    {"DataLoader.synthetic", K_STR, F(synthetic)},
+    {"DataLoader.synthetic_size", K_INT, F(synthetic_size)},
+};
+#undef F
+
+const char *lr_schedule_name(enum lr_schedule s)
+{
+    switch (s) {
+    case LR_COSINE: return "Cosine";
+    case LR_PIECEWISE: return "Piecewise";
+    case LR_CONSTANT: return "Constant";
+    }
+    return "?";
+}
+
+void recipe_defaults(struct recipe *r)
+{
+    memset(r, 0, sizeof *r);
+    r->epochs = 5;
+    snprintf(r->output_dir, sizeof r->output_dir, "./output");
+    r->print_freq = 10;
+    r->seed = 42;
+    snprintf(r->device, sizeof r->device, "cpu");
+    r->eval_during_train = true;
+    snprintf(r->arch, sizeof r->arch, "mobilenet_v3_small");
+    r->num_classes = 1000;
+    r->width_mult = 1.0;
+    r->image_size = 224;
+    r->dropout = 0.2;
+    r->momentum = 0.9;
+    r->weight_decay = 1e-5;
+    r->lr_name = LR_COSINE;
+    r->lr = 0.1;
+    r->gamma = 0.1;
+    snprintf(r->data_path, sizeof r->data_path, "./data");
+    r->batch_size = 32;
+    r->eval_batch_size = 32;
+    r->num_workers = 2;
+    r->resize_size = 256;
+    snprintf(r->synthetic, sizeof r->synthetic, "auto");
+    r->synthetic_size = 64;
+}
+
+/* Set one key; `where`/`line` locate the value for messages. */
+static enum tipc_status set_key(struct recipe *r, const char *name, const char *v, const char *where, int line)
+{
+    const struct key *k = NULL;
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
+        if (!strcmp(KEYS[i].name, name)) k = &KEYS[i];
+    if (!k) return error_at(TIPC_EUSAGE, where, line, "unknown key '%s'", name);
+    void *dst = (char *)r + k->off;
+    bool ok = true;
+    switch (k->type) {
+    case K_INT: ok = parse_int(v, -1000000000, 1000000000, dst); break;
+    case K_LONG: ok = parse_long(v, 0, 0x7fffffffffffffffL, dst); break;
+    case K_DOUBLE: ok = parse_double(v, dst); break;
+    case K_BOOL: ok = parse_bool(v, dst); break;
+    case K_STR:
+        if (!k->size) { /* Optimizer.name */
+            ok = !strcmp(v, "Momentum");
+            if (!ok) return error_at(TIPC_EUSAGE, where, line, "optimizer '%s' is not supported (Momentum)", v);
+            break;
+        }
+        if (strlen(v) >= k->size) return error_at(TIPC_EUSAGE, where, line, "value of '%s' is too long", name);
+        snprintf(dst, k->size, "%s", v);
+        break;
+    case K_SCHED:
+        if (!strcmp(v, "Cosine")) r->lr_name = LR_COSINE;
+        else if (!strcmp(v, "Piecewise")) r->lr_name = LR_PIECEWISE;
+        else if (!strcmp(v, "Constant")) r->lr_name = LR_CONSTANT;
+        else return error_at(TIPC_EUSAGE, where, line, "unknown lr schedule '%s' (Cosine, Piecewise, Constant)", v);
+        break;
+    case K_INTLIST: {
+        char *s = xstrdup(v), *save = NULL;
+        r->n_decay = 0;
+        for (char *t = strtok_r(s, ", []", &save); t && ok; t = strtok_r(NULL, ", []", &save)) {
+            ok = r->n_decay < 8 && parse_int(t, 0, 1000000, &r->decay_epochs[r->n_decay]);
+            r->n_decay++;
+        }
+        free(s);
+        break;
+    }
+    }
+    if (!ok) return error_at(TIPC_EUSAGE, where, line, "bad value '%s' for '%s'", v, name);
+    return TIPC_OK;
+}
+
+enum tipc_status recipe_override(struct recipe *r, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv) return error_msg(TIPC_EUSAGE, "-o '%s': expected Section.key=value", kv);
+    char *name = xstrndup(kv, (size_t)(eq - kv));
+    enum tipc_status st = set_key(r, name, eq + 1, "-o", 0);
+    free(name);
+    return st;
+}
+
+/* Flattening state: the key path of nested mappings, and a sequence being collected. */
+struct flat { char path[8][64]; int depth; bool want_key[8]; char seq[512]; bool in_seq; int seq_line; };
+
+static enum tipc_status on_scalar(struct recipe *r, struct flat *f, const char *v, const char *file, int line)
+{
+    if (f->in_seq) {
+        size_t n = strlen(f->seq);
+        snprintf(f->seq + n, sizeof f->seq - n, "%s%s", n ? "," : "", v);
+        return TIPC_OK;
+    }
+    if (f->depth == 0) return error_at(TIPC_EUSAGE, file, line, "expected a mapping of sections");
+    if (f->want_key[f->depth - 1]) {
+        snprintf(f->path[f->depth - 1], sizeof f->path[0], "%s", v);
+        f->want_key[f->depth - 1] = false;
+        return TIPC_OK;
+    }
+    char name[512] = "";
+    for (int i = 0; i < f->depth; i++) {
+        size_t n = strlen(name);
+        snprintf(name + n, sizeof name - n, "%s%s", i ? "." : "", f->path[i]);
+    }
+    f->want_key[f->depth - 1] = true;
+    return set_key(r, name, v, file, line);
+}
+
+static enum tipc_status walk(struct recipe *r, yaml_parser_t *p, const char *file)
+{
+    struct flat f = {0};
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(p, &ev))
+            return error_at(TIPC_EUSAGE, file, (int)p->problem_mark.line + 1, "YAML: %s",
+                            p->problem ? p->problem : "parse error");
+        int line = (int)ev.start_mark.line + 1;
+        enum tipc_status st = TIPC_OK;
+        switch (ev.type) {
+        case YAML_MAPPING_START_EVENT:
+            if (f.in_seq || f.depth >= 8) st = error_at(TIPC_EUSAGE, file, line, "mapping nested too deep");
+            else if (f.depth > 0 && f.want_key[f.depth - 1]) st = error_at(TIPC_EUSAGE, file, line, "mapping as a key");
+            else f.want_key[f.depth++] = true;
+            break;
+        case YAML_MAPPING_END_EVENT:
+            f.depth--;
+            if (f.depth > 0) f.want_key[f.depth - 1] = true;
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+            if (f.in_seq || f.depth == 0) st = error_at(TIPC_EUSAGE, file, line, "unexpected list");
+            f.in_seq = true, f.seq[0] = 0, f.seq_line = line;
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+            f.in_seq = false;
+            st = on_scalar(r, &f, f.seq, file, f.seq_line);
+            break;
+        case YAML_SCALAR_EVENT: st = on_scalar(r, &f, (const char *)ev.data.scalar.value, file, line); break;
+        case YAML_ALIAS_EVENT: st = error_at(TIPC_EUSAGE, file, line, "YAML aliases are not supported"); break;
+        case YAML_STREAM_END_EVENT: yaml_event_delete(&ev); return TIPC_OK;
+        case YAML_NO_EVENT: case YAML_STREAM_START_EVENT: case YAML_DOCUMENT_START_EVENT:
+        case YAML_DOCUMENT_END_EVENT: break;
+        }
+        yaml_event_delete(&ev);
+        if (st != TIPC_OK) return st;
+    }
+}
+
+enum tipc_status recipe_load(struct recipe *r, const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return error_msg(TIPC_EUSAGE, "cannot open recipe '%s': %s", path, strerror(errno));
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, fp);
+    enum tipc_status st = walk(r, &p, path);
+    yaml_parser_delete(&p);
+    fclose(fp);
+    return st;
+}
+
+double recipe_lr(const struct recipe *r, double e)
+{
+    if (e < r->warmup_epochs)
+        return r->warmup_start_lr + (r->lr - r->warmup_start_lr) * e / r->warmup_epochs;
+    switch (r->lr_name) {
+    case LR_CONSTANT: return r->lr;
+    case LR_PIECEWISE: {
+        double lr = r->lr;
+        for (int i = 0; i < r->n_decay; i++)
+            if (e >= r->decay_epochs[i]) lr *= r->gamma;
+        return lr;
+    }
+    case LR_COSINE: {
+        double span = r->epochs - r->warmup_epochs, t = span > 0 ? (e - r->warmup_epochs) / span : 1.0;
+        if (t > 1) t = 1;
+        return r->eta_min + (r->lr - r->eta_min) * 0.5 * (1.0 + cos(M_PI * t));
+    }
+    }
+    return r->lr;
+}

@@ -1,0 +1,189 @@
+/* net.c: the layer list, its plan pass (shapes and offsets), and the forward/backward walker:
+ * one switch over layer kinds each way, every op called through struct backend_ops.
+ * Not here: which layers MobileNetV3 has (mobilenet_v3.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net.h"
+#include "../core/check.h"
+#include "../core/rng.h"
+#include "../core/banned.h"
+
+static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+static int add_slot(struct net *net, int H, int W, int C)
+{
+    net->slots = xgrow(net->slots, sizeof *net->slots, (size_t)net->nslots + 1, &net->cap_slots);
+    struct slot *s = &net->slots[net->nslots];
+    *s = (struct slot){.H = H, .W = W, .C = C, .off = net->nacts};
+    net->nacts += align16((size_t)net->N * H * W * C);
+    return net->nslots++;
+}
+
+static struct layer *add_layer(struct net *net, enum layer_kind k, int in)
+{
+    CHECK(in >= 0 && in < net->nslots, "slot %d", in);
+    net->layers = xgrow(net->layers, sizeof *net->layers, (size_t)net->nlayers + 1, &net->cap_layers);
+    struct layer *l = &net->layers[net->nlayers++];
+    *l = (struct layer){.kind = k, .in = in, .in2 = -1, .param_off = net->nparams};
+    return l;
+}
+
+void net_init(struct net *net, struct backend be, int N, int H, int W, int C)
+{
+    memset(net, 0, sizeof *net);
+    net->be = be;
+    net->N = N;
+    add_slot(net, H, W, C); /* slot 0: the input */
+}
+
+int net_add_conv(struct net *net, int in, int Co, int K, int stride, int groups)
+{
+    struct slot si = net->slots[in];
+    struct layer *l = add_layer(net, LAYER_CONV, in);
+    struct conv2d_desc d;
+    conv2d_desc_init(&d, net->N, si.H, si.W, si.C, Co, K, stride, (K - 1) / 2, groups);
+    l->K = K, l->stride = stride, l->groups = groups, l->Co = Co;
+    l->nparam = (size_t)Co * (si.C / groups) * K * K;
+    net->nparams += l->nparam;
+    size_t sc = conv2d_scratch_floats(&d);
+    if (sc > net->nscratch) net->nscratch = sc;
+    return l->out = add_slot(net, d.Ho, d.Wo, Co);
+}
+
+int net_add_bn(struct net *net, int in, float eps, float momentum)
+{
+    struct slot si = net->slots[in];
+    struct layer *l = add_layer(net, LAYER_BN, in);
+    l->eps = eps, l->momentum = momentum;
+    l->nparam = 2 * (size_t)si.C;
+    net->nparams += l->nparam;
+    l->stat_off = net->nstats;
+    net->nstats += 2 * (size_t)si.C;
+    l->aux_off = net->nacts;
+    net->nacts += align16(2 * (size_t)si.C);
+    return l->out = add_slot(net, si.H, si.W, si.C);
+}
+
+int net_add_act(struct net *net, int in, enum act_kind k)
+{
+    struct slot si = net->slots[in];
+    struct layer *l = add_layer(net, LAYER_ACT, in);
+    l->act = k;
+    return l->out = add_slot(net, si.H, si.W, si.C);
+}
+
+int net_add_pool(struct net *net, int in)
+{
+    struct slot si = net->slots[in];
+    struct layer *l = add_layer(net, LAYER_POOL, in);
+    return l->out = add_slot(net, 1, 1, si.C);
+}
+
+int net_add_linear(struct net *net, int in, int Co, bool bias)
+{
+    struct slot si = net->slots[in];
+    CHECK(si.H == 1 && si.W == 1, "linear input must be pooled, got %dx%d", si.H, si.W);
+    struct layer *l = add_layer(net, LAYER_LINEAR, in);
+    l->Co = Co, l->bias = bias;
+    l->nparam = (size_t)Co * si.C + (bias ? (size_t)Co : 0);
+    net->nparams += l->nparam;
+    return l->out = add_slot(net, 1, 1, Co);
+}
+
+int net_add_scale(struct net *net, int x, int gate)
+{
+    struct slot sx = net->slots[x], sg = net->slots[gate];
+    CHECK(sg.H == 1 && sg.W == 1 && sg.C == sx.C, "gate shape");
+    struct layer *l = add_layer(net, LAYER_SCALE, x);
+    l->in2 = gate;
+    return l->out = add_slot(net, sx.H, sx.W, sx.C);
+}
+
+int net_add_add(struct net *net, int a, int b)
+{
+    struct slot sa = net->slots[a], sb = net->slots[b];
+    CHECK(sa.H == sb.H && sa.W == sb.W && sa.C == sb.C, "add shapes differ");
+    struct layer *l = add_layer(net, LAYER_ADD, a);
+    l->in2 = b;
+    return l->out = add_slot(net, sa.H, sa.W, sa.C);
+}
+
+int net_add_dropout(struct net *net, int in, float p)
+{
+    struct slot si = net->slots[in];
+    struct layer *l = add_layer(net, LAYER_DROPOUT, in);
+    l->p = p;
+    l->aux_off = net->nacts;
+    net->nacts += align16((size_t)net->N * si.H * si.W * si.C);
+    return l->out = add_slot(net, si.H, si.W, si.C);
+}
+
+/* The first layer to write a slot's gradient in backward order overwrites it; later ones add. */
+static void plan_grad_writes(struct net *net)
+{
+    bool *written = xcalloc((size_t)net->nslots, sizeof(bool));
+    for (int i = net->nlayers - 1; i >= 0; i--) {
+        struct layer *l = &net->layers[i];
+        l->acc_in = written[l->in];
+        written[l->in] = true;
+        if (l->in2 >= 0) {
+            l->acc_in2 = written[l->in2];
+            written[l->in2] = true;
+        }
+    }
+    free(written);
+}
+
+void net_alloc(struct net *net)
+{
+    plan_grad_writes(net);
+    const struct backend_ops *o = net->be.ops;
+    void *cx = net->be.ctx;
+    net->params = o->alloc(cx, net->nparams);
+    net->grads = o->alloc(cx, net->nparams);
+    net->mom = o->alloc(cx, net->nparams);
+    net->stats = o->alloc(cx, net->nstats);
+    net->acts = o->alloc(cx, net->nacts);
+    net->dacts = o->alloc(cx, net->nacts);
+    net->scratch = o->alloc(cx, net->nscratch);
+    net->probs = o->alloc(cx, (size_t)net->N * net_num_classes(net));
+    net->labels_dev = xcalloc((size_t)net->N, sizeof(int32_t));
+    net->train = true;
+}
+
+void net_free(struct net *net)
+{
+    if (!net) return;
+    if (net->be.ops) {
+        float *bufs[] = {net->params, net->grads, net->mom, net->stats, net->acts, net->dacts,
+                         net->scratch, net->probs};
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+            if (bufs[i]) net->be.ops->free(net->be.ctx, bufs[i]);
+    }
+    free(net->labels_dev);
+    free(net->layers);
+    free(net->slots);
+    memset(net, 0, sizeof *net);
+}
+
+size_t net_slot_size(const struct net *net, int s, int n)
+{
+    const struct slot *sl = &net->slots[s];
+    return (size_t)n * sl->H * sl->W * sl->C;
+}
+
+int net_num_classes(const struct net *net) { return net->slots[net->nslots - 1].C; }
+const float *net_logits(const struct net *net) { return net->acts + net->slots[net->nslots - 1].off; }
+
+void net_set_input_u8(struct net *net, const uint8_t *images, int n)
+{
+    static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
+    CHECK(net->slots[0].C == 3 && n <= net->N, "input");
+    size_t np = (size_t)n * net->slots[0].H * net->slots[0].W;
+    float *x = net->acts + net->slots[0].off;
+#pragma omp parallel for schedule(static) if (np * 3 >= OMP_MIN_WORK)
+    for (size_t i = 0; i < np; i++)
+        for (int c = 0; c < 3; c++) x[i * 3 + c] = (images[i * 3 + c] * (1.0f / 255.0f) - mean[c]) / stdv[c];
+}

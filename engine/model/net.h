@@ -1,0 +1,91 @@
+/* net.h: a fixed feed-forward network as a flat list of tagged layers over activation slots,
+ * with one contiguous parameter buffer (grads and momentum in the same layout), BN running
+ * statistics in a second buffer, and activations sized once by the build (plan) pass.
+ *
+ * Lifecycle: net_init() -> net_add_*() calls (the plan: shapes and offsets only) ->
+ * net_alloc() (every buffer, once) -> net_forward()/net_loss()/net_backward() per step ->
+ * net_free(). No allocation after net_alloc(). A batch of n <= N (the planned batch) may be
+ * run; slots are packed from their start. All buffers live in the backend's memory.
+ * Not here: the MobileNetV3 block table (mobilenet_v3.c), optimisers and I/O. */
+#ifndef TIPC_NET_H
+#define TIPC_NET_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend/backend.h"
+
+enum layer_kind { LAYER_CONV, LAYER_BN, LAYER_ACT, LAYER_POOL, LAYER_LINEAR, LAYER_SCALE, LAYER_ADD,
+                  LAYER_DROPOUT, LAYER_KIND_COUNT };
+
+/* An activation tensor (NHWC) in the activation buffer; its gradient is at the same offset
+ * in the activation-gradient buffer. Capacity is for the planned batch N. */
+struct slot {
+    int H, W, C;     /* per image */
+    size_t off;      /* offset in acts / dacts */
+};
+
+struct layer {
+    enum layer_kind kind;
+    int in, in2, out;       /* slot ids (in2: second input of SCALE (gate) and ADD) */
+    size_t param_off;       /* weight (conv/linear) or gamma (bn); bias/beta follow */
+    size_t nparam;          /* floats of parameters of this layer */
+    size_t aux_off;         /* BN: save_mean (C) + save_rstd (C); DROPOUT: mask; in acts */
+    size_t stat_off;        /* BN: running mean (C) + running var (C), in stats */
+    int K, stride, groups;  /* CONV */
+    int Co;                 /* CONV/LINEAR output channels */
+    bool bias;              /* LINEAR */
+    bool kaiming;           /* LINEAR standing in for a 1x1 conv (squeeze-excite): conv init */
+    enum act_kind act;      /* ACT */
+    float p;                /* DROPOUT */
+    float eps, momentum;    /* BN */
+    bool acc_in, acc_in2;   /* backward adds into (vs overwrites) the input gradients: set by
+                               net_alloc for every consumer but the first in backward order */
+};
+
+struct net {
+    struct backend be;
+    int N;                  /* planned (maximum) batch */
+    struct layer *layers; int nlayers; size_t cap_layers;
+    struct slot *slots; int nslots; size_t cap_slots;
+    size_t nparams, nstats, nacts, nscratch;
+    float *params, *grads, *mom; /* (nparams) each, same layout */
+    float *stats;           /* (nstats) BN running mean/var */
+    float *acts, *dacts;    /* (nacts) each */
+    float *scratch;         /* (nscratch) conv im2col / depthwise transposes */
+    float *probs;           /* (N, num_classes) softmax of the last forward */
+    int32_t *labels_dev;    /* labels of the last loss (host on CPU) */
+    bool train;             /* BN batch statistics + dropout on */
+    uint64_t dropout_seed;  /* advanced by the trainer each step */
+};
+
+void net_init(struct net *net, struct backend be, int N, int H, int W, int C);
+/* Each returns the output slot id. */
+int net_add_conv(struct net *net, int in, int Co, int K, int stride, int groups);
+int net_add_bn(struct net *net, int in, float eps, float momentum);
+int net_add_act(struct net *net, int in, enum act_kind k);
+int net_add_pool(struct net *net, int in);                       /* global average -> (1, 1, C) */
+int net_add_linear(struct net *net, int in, int Co, bool bias);  /* input (1, 1, C) */
+int net_add_scale(struct net *net, int x, int gate);             /* x (H, W, C) * gate (1, 1, C) */
+int net_add_add(struct net *net, int a, int b);
+int net_add_dropout(struct net *net, int in, float p);
+void net_alloc(struct net *net);
+void net_free(struct net *net);
+
+/* Number of floats of slot s for n images. */
+size_t net_slot_size(const struct net *net, int s, int n);
+int net_num_classes(const struct net *net);
+const float *net_logits(const struct net *net); /* (n, K) of the last forward */
+
+/* Normalise uint8 HWC images ((x/255 - mean)/std, ImageNet stats) into the input slot. */
+void net_set_input_u8(struct net *net, const uint8_t *images, int n);
+void net_forward(struct net *net, int n);
+/* Softmax cross-entropy of the last forward; labels must be in range (caller checks). */
+float net_loss(struct net *net, const int32_t *labels, int n, float label_smoothing);
+/* Zero all gradients, then backpropagate the loss of the last net_loss(). */
+void net_backward(struct net *net, int n, float label_smoothing);
+/* Deterministic PyTorch-style initialisation from a seed (kaiming fan_out convs, N(0,0.01)
+ * linear, BN gamma 1 beta 0, running var 1). */
+void net_init_params(struct net *net, uint64_t seed);
+
+#endif

@@ -1,0 +1,248 @@
+/* trainer.c: see trainer.h. The step: normalise -> forward -> loss (NaN check) -> backward ->
+ * [allreduce] -> SGD. Logs follow Step6 train.py's lines so TIPC log scrapers still work. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "mobilenet_v3.h"
+#include "source.h"
+#include "trainer.h"
+#include "../core/check.h"
+#include "../core/timer.h"
+#include "../../prepare/fsutil.h"
+#include "../io/checkpoint.h"
+#include "../dist/comm.h"
+#include "../core/banned.h"
+
+/* top-1 / top-5 hits of one batch from host logits (n, K) */
+static void topk_hits(const float *logits, const int32_t *y, int n, int K, int *h1, int *h5)
+{
+    for (int i = 0; i < n; i++) {
+        const float *z = logits + (size_t)i * K;
+        int rank = 0;
+        for (int k = 0; k < K; k++)
+            if (z[k] > z[y[i]] || (z[k] == z[y[i]] && k < y[i])) rank++;
+        *h1 += rank < 1;
+        *h5 += rank < 5;
+    }
+}
+
+static enum tipc_status check_labels(const struct source *s, const struct batch *b, int K)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->labels[i] < 0 || b->labels[i] >= K) {
+            error_msg(TIPC_EDATA, "'%s': label %d out of range [0, %d) (epoch %d, step %d)", source_describe(s),
+                      b->labels[i], K, b->epoch, b->step_in_epoch);
+            error_hint("set Arch.class_num (-o Arch.class_num=N) to the number of classes of the data");
+            return TIPC_EDATA;
+        }
+    return TIPC_OK;
+}
+
+static enum tipc_status evaluate(const struct train_opts *o, struct net *net, struct source *val, double *acc1,
+                                 double *acc5)
+{
+    int K = net_num_classes(net), h1 = 0, h5 = 0, seen = 0;
+    bool was = net->train;
+    net->train = false;
+    float *logits = xmalloc(sizeof(float) * (size_t)net->N * K);
+    enum tipc_status st = TIPC_OK;
+    for (int s = 0; s < val->steps_per_epoch && st == TIPC_OK; s++) {
+        const struct batch *b;
+        st = source_next(val, &b);
+        if (st == TIPC_OK) st = check_labels(val, b, K);
+        if (st != TIPC_OK) break;
+        net_set_input_u8(net, b->images, b->n);
+        net_forward(net, b->n);
+        net->be.ops->download(net->be.ctx, logits, net_logits(net), (size_t)b->n * K);
+        topk_hits(logits, b->labels, b->n, K, &h1, &h5);
+        seen += b->n;
+    }
+    free(logits);
+    net->train = was;
+    if (st == TIPC_OK && o->comm) { /* every rank evaluated its shard: sum the counts (exact in f32 < 2^24) */
+        float c[3] = {(float)h1, (float)h5, (float)seen};
+        st = comm_allreduce(o->comm, c, 3, COMM_F32, COMM_SUM);
+        h1 = (int)c[0], h5 = (int)c[1], seen = (int)c[2];
+    }
+    *acc1 = seen ? 100.0 * h1 / seen : 0;
+    *acc5 = seen ? 100.0 * h5 / seen : 0;
+    return st;
+}
+
+static void fill_meta(struct ckpt_meta *m, const struct recipe *r)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->model, sizeof m->model, "%.31s", r->arch);
+    m->num_classes = r->num_classes;
+    m->resolution = r->image_size;
+    m->width_mult = (float)r->width_mult;
+}
+
+static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta *m, struct net *net, bool best)
+{
+    if (o->local_rank != 0) return TIPC_OK;
+    char *p = xasprintf("%s/epoch_%d.ckpt", o->r.output_dir, m->epoch);
+    enum tipc_status st = ckpt_save(p, m, net);
+    free(p);
+    if (st == TIPC_OK) {
+        p = xasprintf("%s/latest.ckpt", o->r.output_dir);
+        st = ckpt_save(p, m, net);
+        free(p);
+    }
+    if (st == TIPC_OK && best) {
+        p = xasprintf("%s/best.ckpt", o->r.output_dir);
+        st = ckpt_save(p, m, net);
+        free(p);
+    }
+    return st;
+}
+
+struct step_stats { double loss, reader, batch; int h1, h5, seen, steps; };
+
+/* Data parallel: make every rank hold rank 0's parameters and BN statistics, then prove it. */
+static enum tipc_status dp_sync_from_rank0(const struct train_opts *o, struct net *net, bool params)
+{
+    if (!o->comm) return TIPC_OK;
+    if (params) TRY(comm_broadcast(o->comm, net->params, net->nparams * sizeof(float), 0));
+    TRY(comm_broadcast(o->comm, net->stats, net->nstats * sizeof(float), 0));
+    return comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters");
+}
+
+static enum tipc_status train_epoch(const struct train_opts *o, struct net *net, struct source *tr, struct rng *rng,
+                                    struct ckpt_meta *m, double *comm_seconds)
+{
+    const struct recipe *r = &o->r;
+    int K = net_num_classes(net), spe = tr->steps_per_epoch;
+    float *logits = xmalloc(sizeof(float) * (size_t)net->N * K);
+    struct step_stats ss = {0};
+    enum tipc_status st = TIPC_OK;
+    double t_end = now_seconds();
+    for (int it = 0; it < spe; it++) {
+        const struct batch *b;
+        if ((st = source_next(tr, &b)) != TIPC_OK || (st = check_labels(tr, b, K)) != TIPC_OK) break;
+        double t_read = now_seconds();
+        double lr = recipe_lr(r, m->epoch + (double)it / spe);
+        net->train = true;
+        net->dropout_seed = rng_u64(rng);
+        net_set_input_u8(net, b->images, b->n);
+        net_forward(net, b->n);
+        float loss = net_loss(net, b->labels, b->n, (float)r->label_smoothing);
+        if (!isfinite(loss)) {
+            error_msg(TIPC_ENUMERIC, "loss is %s at epoch %d, step %d (global step %lld, lr %g)", isnan(loss) ? "NaN" : "inf",
+                      m->epoch, it, (long long)m->step, lr);
+            error_hint("lower the learning rate (--lr); checkpoints in '%s' are from before this epoch", r->output_dir);
+            st = TIPC_ENUMERIC;
+            break;
+        }
+        net->be.ops->download(net->be.ctx, logits, net_logits(net), (size_t)b->n * K);
+        net_backward(net, b->n, (float)r->label_smoothing);
+        if (o->comm) {
+            double t0 = now_seconds();
+            comm_set_step(o->comm, (long)m->step);
+            st = comm_allreduce_buckets(o->comm, net->grads, net->nparams, COMM_F32, COMM_AVG, o->bucket_bytes);
+            *comm_seconds += now_seconds() - t0;
+            if (st != TIPC_OK) break;
+        }
+        net->be.ops->sgd_step(net->be.ctx, net->params, net->mom, net->grads, net->nparams, (float)lr,
+                              (float)r->momentum, (float)r->weight_decay);
+        m->step++;
+        if (o->comm && o->check_every > 0 && m->step % o->check_every == 0 &&
+            (st = comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters")) != TIPC_OK)
+            break;
+        double t_done = now_seconds();
+        ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
+        ss.loss += loss, ss.seen += b->n, ss.steps++;
+        topk_hits(logits, b->labels, b->n, K, &ss.h1, &ss.h5);
+        if (o->rank == 0 && (ss.steps == r->print_freq || it == spe - 1)) {
+            printf("[Epoch %d, iter: %d] top1: %.5f, top5: %.5f, lr: %.5f, loss: %.5f, avg_reader_cost: %.5f sec, "
+                   "avg_batch_cost: %.5f sec, avg_samples: %.1f, avg_ips: %.5f images/sec.\n",
+                   m->epoch, it, (double)ss.h1 / ss.seen, (double)ss.h5 / ss.seen, lr, ss.loss / ss.steps,
+                   ss.reader / ss.steps, ss.batch / ss.steps, (double)ss.seen / ss.steps, ss.seen / ss.batch);
+            fflush(stdout);
+            memset(&ss, 0, sizeof ss);
+        }
+    }
+    free(logits);
+    return st;
+}
+
+static enum tipc_status setup_weights(const struct train_opts *o, struct net *net, struct ckpt_meta *m)
+{
+    if (o->resume) {
+        TRY(ckpt_load(o->resume, m, net, true));
+        if (o->rank == 0) printf("resumed from '%s' (epoch %d, step %lld)\n", o->resume, m->epoch, (long long)m->step);
+        return TIPC_OK;
+    }
+    if (o->pretrained) {
+        struct ckpt_meta keep = *m;
+        TRY(ckpt_load(o->pretrained, m, net, false));
+        m->epoch = 0, m->step = 0, m->rng = keep.rng, m->best_acc1 = 0;
+        return TIPC_OK;
+    }
+    net_init_params(net, (uint64_t)o->r.seed);
+    return TIPC_OK;
+}
+
+enum tipc_status train_run(const struct train_opts *o)
+{
+    const struct recipe *r = &o->r;
+    struct mbv3_config cfg = {.num_classes = r->num_classes, .width_mult = (float)r->width_mult,
+                              .resolution = r->image_size, .dropout = (float)r->dropout};
+    struct ckpt_meta m;
+    fill_meta(&m, r);
+    rng_seed(&m.rng, (uint64_t)r->seed * 2654435761u + (uint64_t)o->rank);
+    if (o->resume) { /* position first: the data source starts at the resumed epoch */
+        struct ckpt_meta rm;
+        TRY(ckpt_read_meta(o->resume, &rm));
+        m.epoch = rm.epoch;
+    }
+    struct source tr = {0}, val = {0};
+    struct net net = {0};
+    enum tipc_status st = TIPC_OK;
+    if (!o->test_only) st = source_open(&tr, r, true, o->rank, o->world, m.epoch);
+    if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0);
+    if (st != TIPC_OK) goto out;
+    int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
+    mobilenet_v3_small_build(&net, &cfg, N, (struct backend){&backend_cpu_ops, NULL});
+    if (o->rank == 0)
+        printf("model %s: %zu parameters, %d classes, width %.2f, %d px; data: %s (%d train steps/epoch), %s\n", r->arch,
+               net.nparams, r->num_classes, r->width_mult, r->image_size, o->test_only ? "-" : source_describe(&tr),
+               tr.steps_per_epoch, source_describe(&val));
+    if ((st = setup_weights(o, &net, &m)) != TIPC_OK) goto out;
+    if ((st = dp_sync_from_rank0(o, &net, true)) != TIPC_OK) goto out;
+    double a1, a5;
+    if (o->test_only) {
+        if ((st = evaluate(o, &net, &val, &a1, &a5)) == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
+        goto out;
+    }
+    if ((st = mkdir_p(r->output_dir)) != TIPC_OK) goto out;
+    while (m.epoch < r->epochs) {
+        double comm_s = 0, t0 = now_seconds();
+        if ((st = train_epoch(o, &net, &tr, &m.rng, &m, &comm_s)) != TIPC_OK) goto out;
+        if (o->comm && o->rank == 0)
+            printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in gradient allreduce\n",
+                   o->world, comm_backend_name(o->comm), 100.0 * comm_s / (now_seconds() - t0), m.epoch);
+        m.epoch++;
+        if ((st = dp_sync_from_rank0(o, &net, false)) != TIPC_OK) goto out;
+        bool best = false;
+        if (r->eval_during_train) {
+            if ((st = evaluate(o, &net, &val, &a1, &a5)) != TIPC_OK) goto out;
+            if (o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
+            best = a1 >= m.best_acc1;
+            if (best) m.best_acc1 = a1;
+        }
+        if ((st = save_epoch(o, &m, &net, best)) != TIPC_OK) goto out;
+        if (o->rank == 0) printf("saved '%s/epoch_%d.ckpt' and latest.ckpt\n", r->output_dir, m.epoch);
+        fflush(stdout);
+    }
+out:
+    net_free(&net);
+    source_free(&tr);
+    source_free(&val);
+    return st;
+}

@@ -1,0 +1,35 @@
+/* trainer.h: the training and evaluation loop of `tipc train` (Step6 train.py's behaviour):
+ * epochs over a source, momentum SGD with the recipe's LR schedule, per-N-step logs, top-1 /
+ * top-5 eval each epoch, atomic checkpoints each epoch (OUTPUT/epoch_N.ckpt, latest.ckpt,
+ * best.ckpt), resume, --test-only evaluation. Data parallel when `comm` is set (world > 1):
+ * rank 0's parameters and BN statistics are broadcast at the start, gradients are averaged in
+ * fixed-order buckets after backward, parameters are checked bit-identical across ranks every
+ * `check_every` steps and at each epoch end (a mismatch is a hard error), BN running statistics
+ * are rank 0's (broadcast before each eval, as DDP's broadcast_buffers), eval counts are summed
+ * over ranks, and the local rank 0 of EVERY node writes the checkpoints, so each node's own
+ * eval/export/infer stages find them without a shared file system. */
+#ifndef TIPC_TRAINER_H
+#define TIPC_TRAINER_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../io/recipe.h"
+
+struct comm;
+
+struct train_opts {
+    struct recipe r;
+    const char *pretrained;   /* weights to start from (or to evaluate with test_only) */
+    const char *resume;       /* checkpoint to continue from (weights, momentum, position, RNG) */
+    bool test_only;
+    int rank, world;          /* from the environment */
+    int threads;              /* CPU threads (0: default) */
+    int local_rank;           /* rank within this node (checkpoint writer when 0) */
+    struct comm *comm;        /* collectives (engine/dist/comm.h); NULL when world == 1 */
+    size_t bucket_bytes;      /* gradient allreduce bucket (0: one call) */
+    long check_every;         /* parameter identity check period in steps (0: epoch ends only) */
+};
+
+enum tipc_status train_run(const struct train_opts *o);
+
+#endif

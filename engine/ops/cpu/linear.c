@@ -1,0 +1,26 @@
+/* linear.c: fully connected layer y = x W^T + b through OpenBLAS sgemm, CPU reference. Also the
+ * 1x1 convs of squeeze-excite, which act on pooled (N, C) vectors. */
+
+#include "gemm.h"
+#include "../ops.h"
+#include "../../core/banned.h"
+
+void linear_forward_cpu(float *out, const float *in, const float *w, const float *b, int N, int Ci, int Co)
+{
+    for (int n = 0; n < N; n++)
+        for (int o = 0; o < Co; o++) out[(size_t)n * Co + o] = b ? b[o] : 0.0f;
+    gemm_cpu(0, 1, N, Co, Ci, in, Ci, w, Ci, 1.0f, out, Co);
+}
+
+void linear_backward_cpu(float *din, float *dw, float *db, const float *dout, const float *in,
+                         const float *w, int N, int Ci, int Co, int acc)
+{
+    /* dw (Co, Ci) += dout^T (Co, N) . in (N, Ci) */
+    gemm_cpu(1, 0, Co, Ci, N, dout, Co, in, Ci, 1.0f, dw, Ci);
+    if (db)
+        for (int n = 0; n < N; n++)
+            for (int o = 0; o < Co; o++) db[o] += dout[(size_t)n * Co + o];
+    /* din (N, Ci) += dout (N, Co) . w (Co, Ci) */
+    if (din)
+        gemm_cpu(0, 0, N, Ci, Co, dout, Co, w, Ci, acc ? 1.0f : 0.0f, din, Ci);
+}

@@ -1,0 +1,31 @@
+/* pool.c: global average pooling of NHWC (N, P=H*W, C) to (N, C), CPU reference. */
+#include "../ops.h"
+#include "../../core/banned.h"
+
+void avgpool_forward_cpu(float *out, const float *in, int N, int P, int C)
+{
+#pragma omp parallel for schedule(static) if ((size_t)N * P * C >= OMP_MIN_WORK)
+    for (int n = 0; n < N; n++) {
+        float *o = out + (size_t)n * C;
+        for (int c = 0; c < C; c++) o[c] = 0.0f;
+        for (int p = 0; p < P; p++) {
+            const float *x = in + ((size_t)n * P + p) * C;
+            for (int c = 0; c < C; c++) o[c] += x[c];
+        }
+        for (int c = 0; c < C; c++) o[c] *= 1.0f / (float)P;
+    }
+}
+
+void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, int acc)
+{
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)N * P * C >= OMP_MIN_WORK)
+    for (int n = 0; n < N; n++)
+        for (int p = 0; p < P; p++) {
+            float *dx = din + ((size_t)n * P + p) * C;
+            const float *g = dout + (size_t)n * C;
+            if (acc)
+                for (int c = 0; c < C; c++) dx[c] += g[c] * (1.0f / (float)P);
+            else
+                for (int c = 0; c < C; c++) dx[c] = g[c] * (1.0f / (float)P);
+        }
+}

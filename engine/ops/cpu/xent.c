@@ -1,0 +1,64 @@
+/* xent.c: softmax cross-entropy with label smoothing (PyTorch's CrossEntropyLoss definition,
+ * mean over the batch) and momentum SGD, CPU reference. */
+#include <math.h>
+
+#include "../ops.h"
+#include "../../core/banned.h"
+
+float xent_forward_cpu(float *probs, const float *logits, const int32_t *labels, int N, int K, float eps)
+{
+    double total = 0;
+    for (int n = 0; n < N; n++) {
+        const float *z = logits + (size_t)n * K;
+        float *p = probs + (size_t)n * K;
+        float mx = z[0];
+        for (int k = 1; k < K; k++) mx = z[k] > mx ? z[k] : mx;
+        double s = 0, sumz = 0;
+        for (int k = 0; k < K; k++) {
+            s += exp((double)z[k] - mx);
+            sumz += z[k];
+        }
+        double lse = mx + log(s);
+        for (int k = 0; k < K; k++) p[k] = (float)exp((double)z[k] - lse);
+        double nll = lse - z[labels[n]];
+        double smooth = lse - sumz / K; /* mean over k of -log p[k] */
+        total += (1.0 - eps) * nll + eps * smooth;
+    }
+    return (float)(total / N);
+}
+
+void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels, int N, int K, float eps)
+{
+    float inv = 1.0f / (float)N;
+    for (int n = 0; n < N; n++) {
+        const float *p = probs + (size_t)n * K;
+        float *g = dlogits + (size_t)n * K;
+        for (int k = 0; k < K; k++) {
+            float t = eps / (float)K + (k == labels[n] ? 1.0f - eps : 0.0f);
+            g[k] = (p[k] - t) * inv;
+        }
+    }
+}
+
+void sgd_step_cpu(float *p, float *m, const float *g, size_t n, float lr, float mu, float wd)
+{
+#pragma omp parallel for simd schedule(static) if (n >= OMP_MIN_WORK)
+    for (size_t i = 0; i < n; i++) {
+        float d = g[i] + wd * p[i];
+        m[i] = mu * m[i] + d;
+        p[i] -= lr * m[i];
+    }
+}
+
+void softmax_forward_cpu(float *out, const float *in, int N, int K)
+{
+    for (int n = 0; n < N; n++) {
+        const float *z = in + (size_t)n * K;
+        float *p = out + (size_t)n * K;
+        float mx = z[0];
+        for (int k = 1; k < K; k++) mx = z[k] > mx ? z[k] : mx;
+        double s = 0;
+        for (int k = 0; k < K; k++) s += exp((double)z[k] - mx);
+        for (int k = 0; k < K; k++) p[k] = (float)(exp((double)z[k] - mx) / s);
+    }
+}

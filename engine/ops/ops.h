@@ -1,0 +1,108 @@
+/* ops.h: every op of the engine, its shapes and its contract, documented once.
+ *
+ * Layout: activations are NHWC (N, H, W, C) float32, so a pointwise conv over a batch is ONE
+ * GEMM (N*H*W, Cin) x (Cin, Cout) and the depthwise/elementwise kernels vectorise over C.
+ * Weights keep PyTorch's layout ((Cout, Cin/groups, KH, KW) for convs, (O, I) for linear), so
+ * checkpoints, fixtures and the ONNX export need no transposes of parameters.
+ *
+ * Conventions (llm.c): outputs first, then inputs, then a desc with the dims. Forward ops
+ * OVERWRITE their outputs. Backward ops ACCUMULATE (+=) into parameter gradients (zeroed once
+ * per step) and, for input gradients, do what `acc` says: acc = 1 adds (a tensor used twice,
+ * residual or squeeze-excite input, gets the sum of its consumers' gradients), acc = 0
+ * overwrites (the first consumer in backward order; saves zeroing and re-reading the buffer).
+ * Names: <op>_<forward|backward>_<cpu|cuda>. These are the CPU reference; CUDA twins take a
+ * context first. `scratch` arguments are caller-owned buffers of the size the *_scratch()
+ * helper returns (no malloc inside an op). Ops parallelise with OpenMP internally.
+ * Not here: layer bookkeeping (model/net.h) and backend dispatch (backend/backend.h). */
+#ifndef TIPC_OPS_H
+#define TIPC_OPS_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Kernels run in parallel only above this many elements of work: below it, waking the
+ * OpenMP team costs more than it saves (bs=1 inference), and on a loaded machine each
+ * parallel region can wait for a descheduled thread. */
+#define OMP_MIN_WORK 65536
+
+/* ---- conv2d: grouped conv, square kernel, symmetric padding, no bias --------------------------
+ * in (N, H, W, Cin), w (Cout, Cin/groups, K, K), out (N, Ho, Wo, Cout),
+ * Ho = (H + 2*pad - K) / stride + 1. Depthwise (groups == Cin == Cout) and pointwise (K == 1,
+ * stride 1, pad 0, groups 1) take fast paths; the rest goes through im2col + sgemm. */
+struct conv2d_desc {
+    int N, H, W, Cin, Cout, K, stride, pad, groups;
+    int Ho, Wo; /* filled by conv2d_desc_init */
+};
+void conv2d_desc_init(struct conv2d_desc *d, int N, int H, int W, int Cin, int Cout, int K, int stride,
+                      int pad, int groups);
+size_t conv2d_scratch_floats(const struct conv2d_desc *d); /* scratch the conv needs (0 for 1x1) */
+void conv2d_forward_cpu(float *out, const float *in, const float *w, const struct conv2d_desc *d,
+                        float *scratch);
+/* din may be NULL (first layer: no input gradient needed). */
+void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *in, const float *w,
+                         const struct conv2d_desc *d, float *scratch, int acc);
+
+/* ---- batchnorm over the channel axis of (M, C) rows, M = N*H*W --------------------------------
+ * train: batch statistics (biased variance for normalising), running stats updated as PyTorch
+ * does: running = (1-momentum)*running + momentum*batch (unbiased variance); saves mean and
+ * rstd (C) for backward. eval: running statistics, nothing saved or updated. */
+struct bn_desc {
+    int M, C;
+    float eps, momentum;
+    int train;
+};
+void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in,
+                           const float *gamma, const float *beta, float *run_mean, float *run_var,
+                           const struct bn_desc *d);
+/* train: uses save_mean/save_rstd; eval: pass the running mean as save_mean (save_rstd unused,
+ * computed from run_var). */
+void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
+                            const float *save_mean, const float *save_rstd, const float *gamma,
+                            const float *run_var, const struct bn_desc *d, int acc);
+
+/* ---- elementwise activations over n floats (in place allowed for forward: out == in) ---------- */
+enum act_kind { ACT_NONE, ACT_RELU, ACT_HARDSWISH, ACT_HARDSIGMOID };
+const char *act_name(enum act_kind k);
+void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k);
+/* `in` is the forward INPUT (pre-activation). */
+void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k, int acc);
+
+/* ---- inference epilogue: y[m, c] = act(y[m, c] + b[c]) over (M, C), in place (BN folded) ---- */
+void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k);
+/* ---- softmax over rows: (N, K) -> (N, K) ---------------------------------------------------- */
+void softmax_forward_cpu(float *out, const float *in, int N, int K);
+
+/* ---- add: out = a + b (residual) ------------------------------------------------------------ */
+void add_forward_cpu(float *out, const float *a, const float *b, size_t n);
+void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b);
+
+/* ---- channel scale (squeeze-excite gate): x (N, P, C), g (N, C), out[n,p,c] = x*g[n,c] -------- */
+void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P, int C);
+void scale_backward_cpu(float *dx, float *dg, const float *dout, const float *x, const float *g, int N,
+                        int P, int C, int acc_x, int acc_g);
+
+/* ---- global average pool: in (N, P, C) -> out (N, C) ------------------------------------------ */
+void avgpool_forward_cpu(float *out, const float *in, int N, int P, int C);
+void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, int acc);
+
+/* ---- linear: in (N, Ci), w (Co, Ci), b (Co) or NULL -> out (N, Co) --------------------------------- */
+void linear_forward_cpu(float *out, const float *in, const float *w, const float *b, int N, int Ci, int Co);
+/* din may be NULL. */
+void linear_backward_cpu(float *din, float *dw, float *db, const float *dout, const float *in,
+                         const float *w, int N, int Ci, int Co, int acc);
+
+/* ---- dropout (inverted): mask (n) holds 0 or 1/(1-p), drawn from the 64-bit seed ------------- */
+void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, float p, uint64_t seed);
+void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n, int acc);
+
+/* ---- softmax cross-entropy with label smoothing eps (PyTorch's definition) --------------------
+ * logits (N, K), labels (N) in [0, K); probs (N, K) saved; returns the mean loss.
+ * loss_i = -(1-eps)*log p[y_i] - eps/K * sum_k log p[k]. Labels are checked by the caller. */
+float xent_forward_cpu(float *probs, const float *logits, const int32_t *labels, int N, int K, float eps);
+/* dlogits = (probs - target) / N (loss is the batch mean; overwrites: it starts backward). */
+void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels, int N, int K, float eps);
+
+/* ---- momentum SGD with L2 weight decay (PyTorch SGD, dampening 0, not Nesterov) ---------------
+ * g' = g + wd*p; m = mu*m + g'; p -= lr*m. */
+void sgd_step_cpu(float *p, float *m, const float *g, size_t n, float lr, float mu, float wd);
+
+#endif

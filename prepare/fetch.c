@@ -1,0 +1,248 @@
+/* fetch.c: one verified download with libcurl: DEST.part (resumed with Range), retries with
+ * exponential backoff for transient failures, sha256 before rename to DEST. See fetch.h. */
+#include "fetch.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "sha256.h"
+#include "../engine/core/check.h"
+#include "../engine/core/parse.h"
+#include "../engine/core/banned.h"
+
+static void env_long(const char *name, long min, long max, long *v)
+{
+    const char *s = getenv(name);
+    if (!s || !*s) return;
+    if (!parse_long(s, min, max, v)) warning_msg("ignoring %s='%s': not a number in [%ld, %ld]", name, s, min, max);
+}
+
+void fetch_opts_default(struct fetch_opts *o)
+{
+    *o = (struct fetch_opts){.connect_timeout_s = 5, .low_speed_bytes = 1024, .low_speed_time_s = 15,
+                             .retries = 2, .backoff_ms = 500, .max_redirects = 5, .quiet = false};
+    long r = o->retries;
+    env_long("TIPC_CONNECT_TIMEOUT", 1, 600, &o->connect_timeout_s);
+    env_long("TIPC_LOW_SPEED_TIME", 1, 3600, &o->low_speed_time_s);
+    env_long("TIPC_LOW_SPEED_LIMIT", 1, 1L << 30, &o->low_speed_bytes);
+    env_long("TIPC_RETRIES", 0, 100, &r);
+    env_long("TIPC_BACKOFF_MS", 0, 600000, &o->backoff_ms);
+    o->retries = (int)r;
+}
+
+void fetch_global_init(void)
+{
+    static int done;
+    if (!done) curl_global_init(CURL_GLOBAL_DEFAULT);
+    done = 1;
+}
+
+/* ---- progress: a bar on a TTY, else one plain line every 5 s -------------------------------- */
+struct progress {
+    const char *name;
+    bool tty, quiet;
+    curl_off_t base;        /* bytes already in .part before this attempt */
+    double start, last;     /* monotonic seconds */
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)ultotal; (void)ulnow;
+    struct progress *p = p_;
+    double t = now_s();
+    if (p->quiet || t - p->last < (p->tty ? 0.2 : 5.0)) return 0;
+    p->last = t;
+    double got = (double)(p->base + dlnow) / 1e6, total = (double)(p->base + dltotal) / 1e6;
+    double rate = (double)dlnow / 1e6 / (t - p->start + 1e-9);
+    if (p->tty && dltotal > 0) {
+        int w = (int)(30 * got / total);
+        char bar[31];
+        for (int i = 0; i < 30; i++) bar[i] = i < w ? '=' : ' ';
+        bar[30] = 0;
+        fprintf(stderr, "\r  [%s] %3.0f%% %.1f/%.1f MB %.2f MB/s", bar, 100 * got / total, got, total, rate);
+    } else if (p->tty) {
+        fprintf(stderr, "\r  %.1f MB %.2f MB/s", got, rate);
+    } else if (dltotal > 0) {
+        fprintf(stderr, "  %s: %.1f of %.1f MB, %.2f MB/s\n", p->name, got, total, rate);
+    } else {
+        fprintf(stderr, "  %s: %.1f MB, %.2f MB/s\n", p->name, got, rate);
+    }
+    return 0;
+}
+
+/* ---- one attempt ------------------------------------------------------------------------------ */
+enum attempt { ATTEMPT_OK, ATTEMPT_RETRY, ATTEMPT_RESTART, ATTEMPT_FATAL };
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : 0;
+}
+
+static enum attempt classify(CURLcode rc, long http, char *why, size_t n, const char *errbuf)
+{
+    if (rc == CURLE_OK) return ATTEMPT_OK;
+    if (rc == CURLE_HTTP_RETURNED_ERROR) {
+        snprintf(why, n, "server answered HTTP %ld", http);
+        if (http == 416) return ATTEMPT_RESTART;   /* our .part is not a prefix any more */
+        return (http == 408 || http == 429 || http >= 500) ? ATTEMPT_RETRY : ATTEMPT_FATAL;
+    }
+    snprintf(why, n, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+    switch ((int)rc) {   /* int: curl has ~100 codes; the rest retry */
+    case CURLE_RANGE_ERROR: return ATTEMPT_RESTART;  /* server ignored Range: start over */
+    case CURLE_UNSUPPORTED_PROTOCOL: case CURLE_URL_MALFORMAT: case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY: case CURLE_FILE_COULDNT_READ_FILE: case CURLE_WRITE_ERROR:
+    case CURLE_TOO_MANY_REDIRECTS: case CURLE_REMOTE_FILE_NOT_FOUND: case CURLE_LOGIN_DENIED:
+    case CURLE_PEER_FAILED_VERIFICATION: case CURLE_SSL_CACERT_BADFILE: case CURLE_FILESIZE_EXCEEDED:
+        return ATTEMPT_FATAL;
+    default: return ATTEMPT_RETRY;   /* timeouts, resets, partial files, TLS hiccups */
+    }
+}
+
+/* fwrite that remembers why a write failed (disk full, quota), for the message. */
+struct sink { FILE *f; int err; };
+
+static size_t on_write(char *data, size_t size, size_t n, void *sink_)
+{
+    struct sink *k = sink_;
+    size_t w = fwrite(data, size, n, k->f);
+    if (w != n && !k->err) k->err = errno ? errno : EIO;
+    return w * size;
+}
+
+static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o,
+                                 char *why, size_t nwhy)
+{
+    long have = file_size(part);
+    FILE *f = fopen(part, "ab");
+    if (!f) {
+        snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(errno));
+        return ATTEMPT_FATAL;
+    }
+    CURL *c = curl_easy_init();
+    CHECK(c != NULL, "curl_easy_init");
+    char errbuf[CURL_ERROR_SIZE] = "";
+    struct progress pr = {.name = url, .tty = isatty(2), .quiet = o->quiet, .base = have,
+                          .start = now_s(), .last = now_s()};
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, o->max_redirects);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, o->low_speed_bytes);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
+    curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    struct sink sink = {f, 0};
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+    curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)have);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &pr);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "tipc-prepare/1");
+    CURLcode rc = curl_easy_perform(c);
+    long http = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
+    curl_easy_cleanup(c);
+    if (pr.tty && !o->quiet) fputc('\n', stderr);
+    if (fclose(f) != 0 && !sink.err) sink.err = errno;
+    if (sink.err) {
+        snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(sink.err));
+        return ATTEMPT_FATAL;
+    }
+    return classify(rc, http, why, nwhy, errbuf);
+}
+
+static enum tipc_status verify_into_place(const char *url, const char *part, const char *dest,
+                                          const char *want)
+{
+    char got[65];
+    TRY(sha256_file(part, got));
+    if (strcasecmp(got, want) != 0) {
+        unlink(part);   /* never reused: a resumed corrupt prefix would stay corrupt */
+        error_msg(TIPC_EDATA, "'%s': sha256 mismatch: got %s, expected %s; the download was deleted", url, got, want);
+        error_hint("check the sha256 in the manifest, or the URL (a proxy or captive portal may have answered)");
+        return TIPC_EDATA;
+    }
+    if (rename(part, dest) != 0)
+        return error_msg(TIPC_EDATA, "cannot rename '%s' to '%s': %s", part, dest, strerror(errno));
+    return TIPC_OK;
+}
+
+static bool cached(const char *dest, const char *want)
+{
+    char got[65];
+    if (!is_file(dest)) return false;
+    if (sha256_file(dest, got) == TIPC_OK && strcasecmp(got, want) == 0) return true;
+    warning_msg("'%s' exists but its sha256 does not match; fetching it again", dest);
+    unlink(dest);
+    return false;
+}
+
+enum tipc_status fetch_file(const char *url, const char *sha256, const char *dest,
+                            const struct fetch_opts *o, bool *downloaded)
+{
+    if (downloaded) *downloaded = false;
+    if (!sha256 || !sha256_is_hex(sha256))
+        return error_msg(TIPC_EDATA, "'%s': no valid sha256 given (64 hex digits); refusing to use an unverified file", url);
+    if (cached(dest, sha256)) return TIPC_OK;
+    char *dir = path_dirname(dest);
+    enum tipc_status st = mkdir_p(dir);
+    free(dir);
+    if (st != TIPC_OK) return TIPC_EDATA;
+    fetch_global_init();
+    char *part = xasprintf("%s.part", dest);
+    char have[65];
+    if (is_file(part) && sha256_file(part, have) == TIPC_OK && strcasecmp(have, sha256) == 0) {
+        st = verify_into_place(url, part, dest, sha256);   /* complete, only the rename was missed */
+        free(part);
+        return st;
+    }
+    char why[CURL_ERROR_SIZE + 64] = "";
+    long delay = o->backoff_ms;
+    int restarts = 0;
+    for (int attempt = 0;; attempt++) {
+        enum attempt a = attempt_once(url, part, o, why, sizeof why);
+        if (a == ATTEMPT_OK) {
+            if (downloaded) *downloaded = true;
+            st = verify_into_place(url, part, dest, sha256);
+            free(part);
+            return st;
+        }
+        if (a == ATTEMPT_RESTART && restarts++ < 2) {   /* does not count as a retry */
+            unlink(part);
+            attempt--;
+            continue;
+        }
+        if (a == ATTEMPT_FATAL || attempt >= o->retries) break;
+        if (!o->quiet)
+            fprintf(stderr, "tipc: '%s': %s; retry %d of %d in %.1f s (keeping %ld bytes)\n", url, why,
+                    attempt + 1, o->retries, (double)delay / 1000, file_size(part));
+        usleep((useconds_t)delay * 1000);
+        delay *= 2;
+    }
+    long kept = file_size(part);
+    if (kept == 0) unlink(part);
+    error_msg(TIPC_EDATA, "cannot fetch '%s': %s", url, why);
+    if (kept > 0) error_hint("%ld bytes kept in '%s'; the next try resumes from there", kept, part);
+    free(part);
+    return TIPC_EDATA;
+}

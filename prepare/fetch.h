@@ -1,0 +1,36 @@
+/* fetch.h: download one file with libcurl (http, https, file URLs), safely.
+ *
+ * The file is written to DEST.part and renamed to DEST only after its sha256 matched, so DEST
+ * either does not exist or is verified. A DEST that already exists and verifies is not fetched
+ * again (the cache). An interrupted download leaves DEST.part; the next attempt (a retry in the
+ * same call, or a later call) resumes it with an HTTP Range request. Not here: extraction
+ * (extract.h) and deciding what to fetch (manifest.h). */
+#ifndef TIPC_FETCH_H
+#define TIPC_FETCH_H
+#include <stdbool.h>
+#include "../engine/core/status.h"
+
+struct fetch_opts {
+    long connect_timeout_s;  /* TCP/TLS connect limit (default 5) */
+    long low_speed_bytes;    /* abort when slower than this many bytes/s ... (default 1024) */
+    long low_speed_time_s;   /* ... for this many seconds (default 15) */
+    int retries;             /* extra attempts after a transient failure (default 2) */
+    long backoff_ms;         /* delay before the first retry, doubled each time (default 500) */
+    long max_redirects;      /* (default 5) */
+    bool quiet;              /* no progress output */
+};
+
+/* Defaults above, then overridden by the environment: TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME,
+ * TIPC_LOW_SPEED_LIMIT, TIPC_RETRIES, TIPC_BACKOFF_MS (bad values are ignored with a warning). */
+void fetch_opts_default(struct fetch_opts *o);
+
+/* Fetch url into dest, verified against sha256 (64 hex chars, required). *downloaded (may be
+ * NULL) tells whether the network was used (false: a verified dest was already there).
+ * Errors (printed, naming the URL or path and what to do): TIPC_EDATA. */
+enum tipc_status fetch_file(const char *url, const char *sha256, const char *dest,
+                            const struct fetch_opts *o, bool *downloaded);
+
+/* Global libcurl init (idempotent, not thread-safe: call from main thread first). */
+void fetch_global_init(void);
+
+#endif

@@ -1,0 +1,313 @@
+/* prepare.c: the per-item decision of `tipc prepare` (ready / fetch+verify+extract / fallback)
+ * and the small front doors: prepare_mode (CLI), prepare_for_run (`tipc run`), prepare_url. */
+#include "prepare.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "extract.h"
+#include "fsutil.h"
+#include "manifest.h"
+#include "synth.h"
+#include "../engine/core/check.h"
+#include "../engine/core/parse.h"
+#include "../engine/core/banned.h"
+
+#define MARKER ".tipc-prepared"
+
+void prepare_opts_default(struct prepare_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    const char *e = getenv("TIPC_OFFLINE");
+    bool b = false;
+    if (e && *e && parse_bool(e, &b)) o->offline = b;
+    else if (e && *e) warning_msg("ignoring TIPC_OFFLINE='%s': use 1/true or 0/false", e);
+    fetch_opts_default(&o->fetch);
+}
+
+char *prepare_find_manifest(const char *config_path)
+{
+    const char *env = getenv("TIPC_MANIFEST");
+    if (env && *env) {
+        if (is_file(env)) return xstrdup(env);
+        error_msg(TIPC_EUSAGE, "TIPC_MANIFEST='%s': no such file", env);
+        return NULL;
+    }
+    char *dir = path_dirname(config_path);
+    char *beside = xasprintf("%s/../datasets.yaml", dir);
+    free(dir);
+    if (is_file(beside)) return beside;
+    free(beside);
+    if (is_file("configs/datasets.yaml")) return xstrdup("configs/datasets.yaml");
+    error_msg(TIPC_EUSAGE, "no dataset manifest for '%s' (looked for ../datasets.yaml beside it and "
+              "configs/datasets.yaml)", config_path);
+    error_hint("run from the repository root, or pass --manifest FILE");
+    return NULL;
+}
+
+char *prepare_read_model_name(const char *config_path)
+{
+    FILE *f = fopen(config_path, "r");
+    if (!f) {
+        error_msg(TIPC_EUSAGE, "cannot open config '%s': %s", config_path, strerror(errno));
+        return NULL;
+    }
+    char line[1024] = "";
+    for (int i = 0; i < 2; i++)
+        if (!fgets(line, sizeof line, f)) line[0] = 0;
+    fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    const char *key = "model_name:";
+    if (strncmp(line, key, strlen(key)) != 0 || !line[strlen(key)]) {
+        error_at(TIPC_EUSAGE, config_path, 2, "expected 'model_name:NAME', found '%s'", line);
+        return NULL;
+    }
+    return xstrdup(line + strlen(key));
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void write_marker(const char *dest, const char *source)
+{
+    char *path = xasprintf("%s/%s", dest, MARKER);
+    FILE *f = fopen(path, "w");
+    if (!f || fprintf(f, "%s\n", source) < 0 || fclose(f) != 0)
+        warning_msg("cannot write '%s'; the next prepare will redo '%s'", path, dest);
+    free(path);
+}
+
+/* The marker text of the synthetic fallback: its parameters, so a changed manifest redoes it. */
+static void synth_source(const struct manifest_item *it, char *buf, size_t n)
+{
+    const struct synth_config *s = &it->synth;
+    snprintf(buf, n, "synthetic classes=%d train_per_class=%d val_per_class=%d quality=%d seed=%llu", s->classes,
+             s->train_per_class, s->val_per_class, s->quality, (unsigned long long)s->seed);
+}
+
+/* Does the marker name a source the manifest still lists (one of its URLs, or its synthetic
+ * parameters)? A marker from an older manifest means the item is redone. */
+static bool marker_current(const struct manifest_item *it, const char *src)
+{
+    char syn[256];
+    synth_source(it, syn, sizeof syn);
+    if (it->fallback == FALLBACK_SYNTHETIC && !strcmp(src, syn)) return true;
+    for (int i = 0; i < it->n_urls; i++)
+        if (!strcmp(src, it->urls[i])) return true;
+    return false;
+}
+
+/* Ready: 1 prepared by us from a source the manifest lists (source in `why`), 2 provided by the
+ * user, 0 not there or prepared from a source the manifest no longer lists. */
+static int item_ready(const struct manifest_item *it, char *why, size_t n)
+{
+    if (it->weights) {
+        snprintf(why, n, "present");
+        return is_file(it->dest) ? (it->n_urls ? 0 : 2) : 0;   /* with a url: fetch_file verifies */
+    }
+    char *marker = xasprintf("%s/%s", it->dest, MARKER);
+    FILE *f = fopen(marker, "r");
+    free(marker);
+    if (f) {
+        if (!fgets(why, (int)n, f)) why[0] = 0;
+        why[strcspn(why, "\n")] = 0;
+        fclose(f);
+        if (marker_current(it, why)) return 1;
+        printf("prepare: '%s' was made from '%s', which the manifest no longer lists; redoing it\n", it->dest, why);
+        return 0;
+    }
+    char *list = xasprintf("%s/train_list.txt", it->dest), *train = xasprintf("%s/train", it->dest);
+    int user = is_file(list) || is_dir(train);
+    free(list);
+    free(train);
+    snprintf(why, n, "provided by the user");
+    return user ? 2 : 0;
+}
+
+static const char *url_basename(const char *url, char *buf, size_t n)
+{
+    size_t end = strcspn(url, "?#");
+    size_t start = end;
+    while (start > 0 && url[start - 1] != '/') start--;
+    snprintf(buf, n, "%.*s", (int)(end - start), url + start);
+    if (!buf[0]) snprintf(buf, n, "download");
+    return buf;
+}
+
+/* One source: fetch (+ extract) url. */
+static enum tipc_status from_url(const struct manifest_item *it, const char *url, const struct prepare_opts *o,
+                                 bool *downloaded)
+{
+    if (it->weights && !strcmp(it->archive, "none"))
+        return fetch_file(url, it->sha256, it->dest, &o->fetch, downloaded);
+    char name[256];
+    char *dir = path_dirname(it->dest);
+    char *cache = xasprintf("%s/.tipc-cache/%s", dir, url_basename(url, name, sizeof name));
+    free(dir);
+    enum tipc_status st = fetch_file(url, it->sha256, cache, &o->fetch, downloaded);
+    if (st == TIPC_OK) st = extract_archive(cache, it->dest, it->archive_root);
+    free(cache);
+    return st;
+}
+
+static enum tipc_status fallback(const struct manifest *m, const struct manifest_item *it, const char *reason)
+{
+    const struct synth_config *s = &it->synth;
+    switch (it->fallback) {
+    case FALLBACK_SYNTHETIC: {
+        double t0 = now_s();
+        TRY(synth_dataset(it->dest, s));
+        char src[256];
+        synth_source(it, src, sizeof src);
+        write_marker(it->dest, src);
+        printf("prepare: '%s': %s, made the synthetic default (%d classes, %d train + %d val JPEGs) in %.2f s\n",
+               it->dest, reason, s->classes, s->classes * s->train_per_class, s->classes * s->val_per_class,
+               now_s() - t0);
+        return TIPC_OK;
+    }
+    case FALLBACK_NONE:
+        printf("prepare: '%s' (%s): %s; it is optional, nothing made\n", it->dest, it->name, reason);
+        if (it->note) printf("prepare: note: %s\n", it->note);
+        return TIPC_OK;
+    case FALLBACK_ERROR:
+        break;
+    }
+    error_at(TIPC_EDATA, m->path, it->line, "item '%s' ('%s'): %s and it has no fallback", it->name, it->dest, reason);
+    if (it->note) error_hint("%s", it->note);
+    else error_hint("run online (without --offline / TIPC_OFFLINE), or put the files at '%s'", it->dest);
+    return TIPC_EDATA;
+}
+
+/* Serialise prepares of one item (several ranks or nodes sharing a working directory run
+ * `tipc run` at once): an flock on "<dest>.lock", held until the item is done. Under it, leftovers
+ * of an interrupted prepare ("<dest>.tmp-*", "<dest>.old-*") are removed. -1 when unlockable. */
+static int lock_item(const char *dest)
+{
+    char *dir = path_dirname(dest);
+    mkdir_p(dir);
+    free(dir);
+    char *path = xasprintf("%s.lock", dest);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        warning_msg("cannot lock '%s' (%s); preparing without a lock", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        fd = -1;
+    }
+    free(path);
+    static const char *const leftovers[] = {"tmp", "old"};   /* mkdtemp_beside, publish_dir */
+    for (int k = 0; fd >= 0 && k < 2; k++) {
+        char *pattern = xasprintf("%s.%s-*", dest, leftovers[k]);
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) == 0) {
+            for (size_t i = 0; i < g.gl_pathc; i++)
+                if (rm_rf(g.gl_pathv[i]) != 0) warning_msg("cannot remove leftover '%s'", g.gl_pathv[i]);
+            globfree(&g);
+        }
+        free(pattern);
+    }
+    return fd;
+}
+
+static enum tipc_status prepare_item_locked(const struct manifest *m, const struct manifest_item *it,
+                                            const struct prepare_opts *o);
+
+static enum tipc_status prepare_item(const struct manifest *m, const struct manifest_item *it,
+                                     const struct prepare_opts *o)
+{
+    int fd = it->weights && it->n_urls == 0 ? -1 : lock_item(it->dest);   /* nothing to write: no lock */
+    enum tipc_status st = prepare_item_locked(m, it, o);
+    if (fd >= 0) close(fd);   /* releases the lock */
+    return st;
+}
+
+static enum tipc_status prepare_item_locked(const struct manifest *m, const struct manifest_item *it,
+                                            const struct prepare_opts *o)
+{
+    char why[256];
+    int ready = item_ready(it, why, sizeof why);
+    if (ready && !o->force) {
+        printf("prepare: '%s' is ready (%s); nothing to do\n", it->dest, why);
+        return TIPC_OK;
+    }
+    if (ready == 2 && !it->weights)
+        return error_msg(TIPC_EDATA, "'%s' was provided by the user; --force will not replace it (move it away first)", it->dest);
+    int skipped = 0, failed = 0;
+    for (int i = 0; i < it->n_urls; i++) {
+        const char *url = it->urls[i];
+        if (o->offline && strncmp(url, "file://", 7) != 0) { skipped++; continue; }
+        double t0 = now_s();
+        bool dl = false;
+        if (from_url(it, url, o, &dl) == TIPC_OK) {
+            if (!it->weights) write_marker(it->dest, url);
+            printf("prepare: '%s': %s %s (sha256 verified) in %.2f s\n", it->dest,
+                   dl ? "fetched" : "used the cached copy of", url, now_s() - t0);
+            return TIPC_OK;
+        }
+        failed++;
+    }
+    const char *reason = failed ? "no source could be fetched (see above)" : skipped ? "offline" : "no download is published";
+    return fallback(m, it, reason);
+}
+
+enum tipc_status prepare_mode(const char *config_path, const char *model, const char *mode,
+                              const struct prepare_opts *o)
+{
+    char *own_model = model ? NULL : prepare_read_model_name(config_path);
+    if (!model && !own_model) return TIPC_EUSAGE;
+    char *man_path = o->manifest ? xstrdup(o->manifest) : prepare_find_manifest(config_path);
+    enum tipc_status st = TIPC_EUSAGE;
+    struct manifest m = {0};
+    if (man_path) st = manifest_load(&m, man_path, model ? model : own_model);
+    const struct manifest_mode *md = st == TIPC_OK ? manifest_find_mode(&m, mode) : NULL;
+    if (st == TIPC_OK && !md) {
+        st = error_at(TIPC_EUSAGE, man_path, 0, "model '%s' has no mode '%s'", m.model, mode);
+        error_hint("modes listed there: see 'modes:' under '%s'", m.model);
+    }
+    for (int i = 0; md && st == TIPC_OK && i < md->n; i++) st = prepare_item(&m, &m.items[md->items[i]], o);
+    fflush(stdout);
+    manifest_free(&m);
+    free(man_path);
+    free(own_model);
+    return st;
+}
+
+enum tipc_status prepare_for_run(const char *config_path, const char *model_name, const char *mode)
+{
+    struct prepare_opts o;
+    prepare_opts_default(&o);
+    const char *e = getenv("TIPC_OFFLINE");
+    bool online = e && *e && parse_bool(e, &o.offline) && !o.offline;
+    o.offline = !online;   /* `tipc run` is offline unless TIPC_OFFLINE=0 asks for the network */
+    o.fetch.quiet = true;
+    return prepare_mode(config_path, model_name, mode, &o);
+}
+
+enum tipc_status prepare_url(const char *url, const char *sha256, const char *dir, bool extract,
+                             const struct fetch_opts *o)
+{
+    char name[256];
+    char *dest = xasprintf("%s/%s", dir, url_basename(url, name, sizeof name));
+    double t0 = now_s();
+    bool dl = false;
+    enum tipc_status st = fetch_file(url, sha256, dest, o, &dl);
+    if (st == TIPC_OK)
+        printf("prepare: '%s': %s (sha256 verified) in %.2f s\n", dest, dl ? "fetched" : "already there", now_s() - t0);
+    char *out = NULL;
+    if (st == TIPC_OK && extract && (st = extract_archive_into(dest, dir, &out)) == TIPC_OK)
+        printf("prepare: extracted into '%s'\n", out);
+    fflush(stdout);
+    free(out);
+    free(dest);
+    return st;
+}

@@ -1,0 +1,48 @@
+/* prepare.h: `tipc prepare`: make a mode's dataset and weights ready, from the manifest.
+ *
+ * For each item the mode lists: already ready (DEST/.tipc-prepared, or a user-provided DEST) ->
+ * nothing; else fetch (mirrors in order) + verify + extract + publish; when that is impossible
+ * (offline, unreachable) -> the item's fallback (synthetic dataset, optional-skip, or error).
+ * Offline skips every non-file:// URL. Not here: the downloading (fetch.h), unpacking
+ * (extract.h), the generator (synth.h). */
+#ifndef TIPC_PREPARE_H
+#define TIPC_PREPARE_H
+#include <stdbool.h>
+#include "fetch.h"
+#include "../engine/core/status.h"
+
+struct prepare_opts {
+    bool offline;               /* no network: file:// URLs and fallbacks only */
+    bool force;                 /* redo items even when ready */
+    const char *manifest;       /* NULL: find it (see prepare_find_manifest) */
+    struct fetch_opts fetch;
+};
+
+/* Defaults: online unless TIPC_OFFLINE is set to 1/true; fetch_opts_default(). */
+void prepare_opts_default(struct prepare_opts *o);
+
+/* The manifest to use for a config: $TIPC_MANIFEST, else <config dir>/../datasets.yaml, else
+ * ./configs/datasets.yaml. malloc'ed; NULL (message printed) when none exists. */
+char *prepare_find_manifest(const char *config_path);
+
+/* model_name from line 2 of a TIPC config (`model_name:NAME`), malloc'ed; NULL + message. */
+char *prepare_read_model_name(const char *config_path);
+
+/* Prepare `mode` of `model` (NULL: read it from the config). Prints one line per item. */
+enum tipc_status prepare_mode(const char *config_path, const char *model, const char *mode,
+                              const struct prepare_opts *o);
+
+/* What `tipc run` calls before training for our own configs (python:tipc): offline unless
+ * TIPC_OFFLINE=0, quiet progress; prints one or two lines. TIPC_EDATA / TIPC_EUSAGE on failure. */
+enum tipc_status prepare_for_run(const char *config_path, const char *model_name, const char *mode);
+
+/* `tipc prepare --url`: fetch one verified file into DIR (named after the URL's last segment);
+ * with extract, unpack it into DIR/<name without extension> atomically. */
+enum tipc_status prepare_url(const char *url, const char *sha256, const char *dir, bool extract,
+                             const struct fetch_opts *o);
+
+/* `tipc prepare --bench-loader DIR`: run the engine's loader over DIR's train split (eval split
+ * with eval) for `steps` batches after one warm-up batch and print img/s and img/s per thread. */
+enum tipc_status prepare_bench_loader(const char *dir, int batch, int crop, int threads, int steps, bool eval);
+
+#endif

@@ -1,0 +1,31 @@
+/* engine_flags.h: the flag parser shared by the engine subcommands (train, export, infer,
+ * bench). Step6/argparse style: `--name value` and `--name=value`, short aliases (`-c`, `-b`),
+ * switches (`--test-only`, also `--test-only=True`), repeatable lists (`-o K=V`). Numbers go
+ * through parse.h; a bad value or an unknown flag is a usage error naming the flag.
+ * Not here: the YAML recipe (engine/io/recipe.h). */
+#ifndef TIPC_ENGINE_FLAGS_H
+#define TIPC_ENGINE_FLAGS_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../engine/core/status.h"
+
+enum flag_type { FLAG_STR, FLAG_INT, FLAG_DOUBLE, FLAG_BOOL, FLAG_SWITCH, FLAG_LIST };
+
+struct flag {
+    const char *name;   /* "--batch-size" */
+    const char *alias;  /* "-b" or NULL */
+    enum flag_type type;
+    void *dst;          /* char ** | int * | double * | bool * | bool * | struct flag_list * */
+    bool *seen;         /* optional: set when the flag was given */
+};
+
+struct flag_list { char **v; int n; size_t cap; };
+void flag_list_free(struct flag_list *l);
+
+/* Parse argv[1..argc) against the table (NULL-name terminated). `--help`/`-h` prints usage
+ * to stdout and returns TIPC_OK with *help set. Values of FLAG_STR point into argv. */
+enum tipc_status flags_parse(const char *cmd, const char *usage, int argc, char **argv,
+                             const struct flag *tbl, bool *help);
+
+#endif

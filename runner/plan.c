@@ -1,0 +1,279 @@
+/* plan.c: MODE -> ordered stages, following the original harnesses line by line
+ * (Step6 for 32-line configs, PaddleOCR for 51-line configs; tipc-spec.md sections 2-3).
+ * Variable names mirror the original scripts' so the two can be read side by side. */
+#include "plan.h"
+#include "plan_impl.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/core/check.h"
+#include "../engine/core/banned.h"
+
+const char *const plan_modes[] = {"lite_train_lite_infer", "lite_train_whole_infer", "whole_infer",
+                                  "whole_train_whole_infer", "klquant_whole_infer", NULL};
+
+/* Trainer names that appear in real configs (tipc-spec.md 6; "norm" in PaddleSeg's fleet configs,
+ * which the 51-line harness runs as the norm trainer); a config's own trainer keys are accepted
+ * too. Anything else is almost certainly a typo that the original would silently run. */
+static const char *const known_trainers[] = {"norm_train", "norm", "pact_train", "fpgm_train", "distill_train",
+                                             "amp_train", "fleet_train", "to_static_train", NULL};
+
+void *pb_keep(struct builder *b, void *s)
+{
+    b->tmp = xgrow(b->tmp, sizeof *b->tmp, b->ntmp + 1, &b->tmpcap);
+    b->tmp[b->ntmp++] = s;
+    return s;
+}
+
+/* `[ $x = lit ]` / `[ $x != lit ]` under IFS="|": the expansion must be exactly one non-empty word,
+ * otherwise `[` fails with a syntax error, which the script treats as false. */
+static bool pb_one_word(const char *x) { return *x && !strchr(x, '|'); }
+bool pb_sh_eq(const char *x, const char *lit) { return pb_one_word(x) && !strcmp(x, lit); }
+bool pb_sh_ne(const char *x, const char *lit) { return pb_one_word(x) && strcmp(x, lit) != 0; }
+
+/* `echo $x` under IFS="|": words split on '|' and joined by single spaces. */
+char *pb_sh_echo(struct builder *b, const char *x)
+{
+    char *s = pb_keep(b, xstrdup(x));
+    for (char *q = s; *q; q++)
+        if (*q == '|') *q = ' ';
+    return s;
+}
+
+int pb_split(struct builder *b, const char *s, char sep, char ***out)
+{
+    int n = cfg_split(s, sep, out);
+    for (int i = 0; i < n; i++) pb_keep(b, (*out)[i]);
+    pb_keep(b, (char *)*out);
+    return n;
+}
+
+/* Find the config line a bad character most likely came from, for the error message. */
+static int pb_blame_line(const struct tipc_config *cfg, char c, int primary)
+{
+    for (int i = 1; i < cfg->n; i++)
+        if (cfg->e[i].line == primary && c && strchr(cfg->e[i].raw, c)) return primary;
+    for (int i = 1; i < cfg->n; i++)
+        if (c && strchr(cfg->e[i].value, c)) return cfg->e[i].line;
+    return primary;
+}
+
+enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,
+                                  const char *log, bool cat)
+{
+    struct plan *p = b->p;
+    b->bytes += strlen(cmd);
+    if (p->n >= PLAN_MAX_STAGES || b->bytes > PLAN_MAX_BYTES) /* refuse before the expansion runs away */
+        return error_at(TIPC_EUSAGE, b->cfg->path, line, "the config expands to more than %d commands or %d MB "
+                        "of command text; shorten its '|' lists", PLAN_MAX_STAGES, PLAN_MAX_BYTES >> 20);
+    p->st = xgrow(p->st, sizeof *p->st, (size_t)p->n + 1, &b->cap);
+    struct stage *s = &p->st[p->n];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->line = line;
+    if (kind != STAGE_NOTE) {
+        char err[256], bad = 0;
+        if (cmdline_parse(cmd, &s->cl, err, sizeof err, &bad) != TIPC_OK)
+            return error_at(TIPC_EUSAGE, b->cfg->path, pb_blame_line(b->cfg, bad, line), "%s: %s", err, cmd);
+    }
+    s->cmd = xstrdup(cmd);
+    s->log_path = log ? xstrdup(log) : NULL;
+    s->cat_log = cat;
+    s->cvd = b->cvd;
+    s->cvd_value = b->cvd == CVD_SET ? xstrdup(b->cvd_value) : NULL;
+    p->n++;
+    return TIPC_OK;
+}
+
+enum tipc_status pb_note(struct builder *b, const char *text, int line)
+{
+    return pb_add_stage(b, STAGE_NOTE, text, line, NULL, false);
+}
+
+/* `eval $env`: only a non-blank env changes the shell. */
+void pb_apply_env(struct builder *b, const char *env)
+{
+    if (!env) return;
+    b->cvd = CVD_SET;
+    b->cvd_value = env;
+}
+void pb_unset_env(struct builder *b) { b->cvd = CVD_UNSET; b->cvd_value = NULL; }
+
+static bool pb_is_dev_list(const char *s)
+{
+    if (!strcmp(s, "-1")) return true;
+    if (!*s) return false;
+    for (const char *q = s; *q; q++) {
+        if (!isdigit((unsigned char)*q) && *q != ',') return false;
+        if (*q == ',' && (q == s || q[1] == 0 || q[1] == ',')) return false;
+    }
+    return true;
+}
+
+static bool pb_is_ip_list(const char *s)
+{
+    if (!*s) return false;
+    for (const char *q = s; *q; q++) {
+        if (!isalnum((unsigned char)*q) && !strchr(".-:_,", *q)) return false;
+        if (*q == ',' && (q == s || q[1] == 0 || q[1] == ',')) return false;
+    }
+    return true;
+}
+
+static int pb_count_commas(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == ',';
+    return n;
+}
+
+/* The original tells single/multi-GPU/multi-node apart by string LENGTH (<=1, <=15, else
+ * "ips;gpus"); we follow it for Paddle configs and refuse the items it would mangle. Our own
+ * configs are parsed by structure. */
+enum tipc_status pb_parse_gpu(struct builder *b, const char *item, struct gpu_item *g)
+{
+    const char *path = b->cfg->path;
+    int line = LN(3);
+    memset(g, 0, sizeof *g);
+    g->ips = "";
+    g->nodes = 1;
+    const char *semi = strchr(item, ';');
+    size_t len = strlen(item);
+    bool fleet = b->p->ours ? semi != NULL : len > 15;
+    if (!fleet) {
+        if (semi)
+            return error_at(TIPC_EUSAGE, path, line, "gpu_list item '%s' has ';' but is 15 characters or "
+                            "shorter, so the original harness reads it as a device list; list at least two "
+                            "node IPs ('IP1,IP2;0,1')", item);
+        if (!pb_is_dev_list(item))
+            return error_at(TIPC_EUSAGE, path, line, "malformed gpu_list item '%s': expected -1, a device "
+                            "list like 0,1, or IP1,IP2;0,1", item);
+        g->gpu = item;
+        if (!strcmp(item, "-1")) g->env = NULL;
+        else if (len <= 1) g->env = item;
+        else g->env = pb_keep(b, xstrndup(item, strcspn(item, ",")));
+        return TIPC_OK;
+    }
+    if (!semi || strchr(semi + 1, ';'))
+        return error_at(TIPC_EUSAGE, path, line, "malformed gpu_list item '%s': longer than 15 characters, "
+                        "so it must be 'IP1,IP2;DEVICES' with exactly one ';'", item);
+    char *ips = pb_keep(b, xstrndup(item, (size_t)(semi - item)));
+    const char *gpu = semi + 1;
+    if (!pb_is_ip_list(ips) || !pb_is_dev_list(gpu) || !strcmp(gpu, "-1"))
+        return error_at(TIPC_EUSAGE, path, line, "malformed gpu_list item '%s': expected 'IP1,IP2;0,1'", item);
+    g->ips = ips;
+    g->gpu = gpu;
+    g->nodes = pb_count_commas(ips) + 1;
+    /* Step6 exports the first device; PaddleOCR's harness sets env=" " (nothing). */
+    g->env = b->p->family == CFG_STEP6 ? pb_keep(b, xstrndup(gpu, strcspn(gpu, ","))) : NULL;
+    if (!b->p->ours && strlen(ips) <= 15) g->nodes = 1; /* the original's `${#ips} -le 15` */
+    return TIPC_OK;
+}
+
+enum tipc_status pb_check_trainers(struct builder *b, char **list, int n, const int *key_idx, int nkeys)
+{
+    for (int i = 0; i < n; i++) {
+        bool ok = false;
+        for (int k = 0; known_trainers[k] && !ok; k++) ok = !strcmp(list[i], known_trainers[k]);
+        for (int k = 0; k < nkeys && !ok; k++) ok = !strcmp(list[i], K(key_idx[k]));
+        if (!ok)
+            return error_at(TIPC_EUSAGE, b->cfg->path, LN(b->p->family == CFG_STEP6 ? 12 : 14),
+                            "unknown trainer '%s': expected one of norm_train, norm, pact_train, fpgm_train, "
+                            "distill_train, amp_train, fleet_train, to_static_train or a trainer key of "
+                            "this file", list[i]);
+    }
+    return TIPC_OK;
+}
+
+/* The training command's launcher part for 1 device / several / several nodes. */
+const char *pb_launch_prefix(struct builder *b, const struct gpu_item *g, bool *single)
+{
+    bool fleet = b->p->ours ? *g->ips != 0 : strlen(g->ips) > 15;
+    *single = b->p->ours ? (!fleet && !strchr(g->gpu, ',')) : strlen(g->gpu) <= 2;
+    if (*single) return NULL;
+    if (!fleet) return FMT("%s %s --gpus=%s", b->python, b->launch, g->gpu);
+    return FMT("%s %s --ips=%s --gpus=%s", b->python, b->launch, g->ips, g->gpu);
+}
+
+
+/* ---- entry points ------------------------------------------------------------------------------ */
+
+static bool under_test_tipc(const char *path)
+{
+    return !strncmp(path, "test_tipc/", 10) || strstr(path, "/test_tipc/") != NULL;
+}
+
+enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const char *mode,
+                            const struct plan_opts *o)
+{
+    memset(p, 0, sizeof *p);
+    bool known = false;
+    for (int i = 0; plan_modes[i]; i++) known |= !strcmp(mode, plan_modes[i]);
+    if (!known)
+        return error_at(TIPC_EUSAGE, cfg->path, 0, "unknown mode '%s': expected lite_train_lite_infer, "
+                        "lite_train_whole_infer, whole_infer, whole_train_whole_infer or klquant_whole_infer", mode);
+    struct builder bb = {.p = p, .cfg = cfg, .cvd = CVD_INHERIT};
+    struct builder *b = &bb;
+    p->family = cfg->family;
+    p->model = xstrdup(V(1));
+    p->mode = xstrdup(mode);
+    b->python = V(2);
+    p->ours = !strcmp(b->python, "tipc");
+    b->launch = p->ours ? "launch" : "-m paddle.distributed.launch";
+    if (!*p->model) {
+        error_at(TIPC_EUSAGE, cfg->path, LN(1), "empty model_name");
+        plan_free(p);
+        return TIPC_EUSAGE;
+    }
+    if (o && o->output_dir) p->log_dir = xstrdup(o->output_dir);
+    else if (p->ours && !under_test_tipc(cfg->path)) p->log_dir = xasprintf("./logs/%s/%s", p->model, mode);
+    else p->log_dir = xasprintf("./test_tipc/output/%s/%s", p->model, mode);
+    p->status_log = xasprintf("%s/results_python.log", p->log_dir);
+    const char *gpuid = o && o->gpuid && *o->gpuid ? o->gpuid : NULL;
+    enum tipc_status st = cfg->family == CFG_STEP6 ? build_step6(b, gpuid) : build_full(b, gpuid);
+    for (size_t i = 0; i < b->ntmp; i++) free(b->tmp[i]);
+    free(b->tmp);
+    if (st != TIPC_OK) plan_free(p);
+    return st;
+}
+
+void plan_free(struct plan *p)
+{
+    if (!p) return;
+    for (int i = 0; i < p->n; i++) {
+        struct stage *s = &p->st[i];
+        free(s->cmd);
+        cmdline_free(&s->cl);
+        free(s->log_path);
+        free(s->cvd_value);
+        free(s->ips);
+    }
+    free(p->st);
+    free(p->model);
+    free(p->mode);
+    free(p->log_dir);
+    free(p->status_log);
+    memset(p, 0, sizeof *p);
+}
+
+int plan_count_runs(const struct plan *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->n; i++) n += p->st[i].kind != STAGE_NOTE;
+    return n;
+}
+
+const char *stage_kind_name(enum stage_kind k)
+{
+    switch (k) {
+    case STAGE_TRAIN: return "train";
+    case STAGE_EVAL: return "eval";
+    case STAGE_EXPORT: return "export";
+    case STAGE_INFER: return "infer";
+    case STAGE_NOTE: return "note";
+    }
+    return "?";
+}

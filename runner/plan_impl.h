@@ -1,0 +1,60 @@
+/* plan_impl.h: internals shared by plan.c (common helpers), plan_step6.c (32-line harness) and
+ * plan_full.c (51-line harness). Not a public interface. */
+#ifndef TIPC_PLAN_IMPL_H
+#define TIPC_PLAN_IMPL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "plan.h"
+
+struct builder {
+    struct plan *p;
+    const struct tipc_config *cfg;
+    size_t cap;
+    size_t bytes;               /* total command length so far (PLAN_MAX_BYTES) */
+    void **tmp;                 /* allocations freed when the build ends */
+    size_t ntmp, tmpcap;
+    enum cvd_action cvd;        /* the shell's CUDA_VISIBLE_DEVICES as the original leaves it */
+    const char *cvd_value;
+    const char *python;         /* ${python} */
+    const char *launch;         /* "-m paddle.distributed.launch", or "launch" for our configs */
+};
+
+#define K(i) (cfg_at(b->cfg, (i))->key)
+#define V(i) (cfg_at(b->cfg, (i))->value)
+#define LN(i) (cfg_at(b->cfg, (i))->line)
+
+#define FMT(...) ((char *)pb_keep(b, xasprintf(__VA_ARGS__)))
+#define SETP(k, v) ((char *)pb_keep(b, cfg_set_param((k), (v))))
+
+/* ---- gpu_list items ------------------------------------------------------------------------ */
+
+struct gpu_item {
+    const char *gpu;  /* device part: "-1", "0", "0,1" */
+    const char *ips;  /* "" when single node */
+    const char *env;  /* CUDA_VISIBLE_DEVICES the original exports, NULL for none */
+    int nodes;
+};
+
+/* Register a malloc'ed string to be freed when the build ends; returns it. */
+void *pb_keep(struct builder *b, void *s);
+/* `[ $x = lit ]` / `[ $x != lit ]` under IFS="|" (false when $x is not exactly one word). */
+bool pb_sh_eq(const char *x, const char *lit);
+bool pb_sh_ne(const char *x, const char *lit);
+/* `echo $x` under IFS="|". */
+char *pb_sh_echo(struct builder *b, const char *x);
+/* cfg_split whose pieces are freed with the build. */
+int pb_split(struct builder *b, const char *s, char sep, char ***out);
+enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,
+                              const char *log, bool cat);
+enum tipc_status pb_note(struct builder *b, const char *text, int line);
+void pb_apply_env(struct builder *b, const char *env);
+void pb_unset_env(struct builder *b);
+enum tipc_status pb_parse_gpu(struct builder *b, const char *item, struct gpu_item *g);
+enum tipc_status pb_check_trainers(struct builder *b, char **list, int n, const int *key_idx, int nkeys);
+/* "${python} -m paddle.distributed.launch --gpus=.." (or --ips=.. --gpus=..), NULL when single. */
+const char *pb_launch_prefix(struct builder *b, const struct gpu_item *g, bool *single);
+
+enum tipc_status build_step6(struct builder *b, const char *gpuid);
+enum tipc_status build_full(struct builder *b, const char *gpuid);
+
+#endif

@@ -1,0 +1,167 @@
+/* test_infer.c: the inference graph (BN folded, fused activations, shared activation memory)
+ * against PyTorch's eval-mode logits from the fixture, the inference.tipc round trip, and the
+ * loader's rejection of truncated, corrupted and hostile files. */
+#include "testutil.h"
+
+#include "../../engine/infer/infer.h"
+#include "../../engine/model/mobilenet_v3.h"
+
+#define FIXTURE "tests/fixtures/mbv3_small_w025.bin"
+static const struct backend CPU = {&backend_cpu_ops, NULL};
+
+/* Read the named tensor from the fixture (format: scripts/dump_fixtures.py). */
+static float *fixture(const char *want, size_t *n_out)
+{
+    FILE *f = fopen(FIXTURE, "rb");
+    assert_non_null(f);
+    char magic[8];
+    uint32_t hv[2];
+    assert_true(fread(magic, 1, 8, f) == 8 && fread(hv, 4, 2, f) == 2);
+    float *res = NULL;
+    for (uint32_t i = 0; i < hv[1] && !res; i++) {
+        char name[33] = {0};
+        uint32_t nd, dims[4];
+        assert_true(fread(name, 1, 32, f) == 32 && fread(&nd, 4, 1, f) == 1 && fread(dims, 4, 4, f) == 4);
+        size_t n = 1;
+        for (uint32_t d = 0; d < nd; d++) n *= dims[d];
+        if (!strcmp(name, want)) {
+            res = malloc(n * sizeof(float));
+            assert_true(fread(res, sizeof(float), n, f) == n);
+            *n_out = n;
+        } else {
+            fseek(f, (long)(n * sizeof(float)), SEEK_CUR);
+        }
+    }
+    fclose(f);
+    assert_non_null(res);
+    return res;
+}
+
+/* The reduced net with the fixture's weights after 2 steps (non-trivial BN statistics). */
+static void build(struct net *net)
+{
+    struct mbv3_config cfg = {.num_classes = 10, .width_mult = 0.25f, .resolution = 64, .dropout = 0.0f};
+    mobilenet_v3_small_build(net, &cfg, 4, CPU);
+    size_t n;
+    float *p = fixture("params_step2", &n), *s = fixture("stats_step2", &n);
+    memcpy(net->params, p, net->nparams * sizeof(float));
+    memcpy(net->stats, s, net->nstats * sizeof(float));
+    free(p);
+    free(s);
+}
+
+static void set_input(struct infer_model *m)
+{
+    size_t n;
+    float *x = fixture("input", &n);
+    memcpy(m->acts + m->slot_off[0], x, n * sizeof(float));
+    free(x);
+}
+
+static void test_folded_matches_pytorch_eval(void **state)
+{
+    struct net net;
+    build(&net);
+    struct infer_model m;
+    infer_from_net(&m, &net, 4);
+    set_input(&m);
+    infer_forward(&m, 4);
+    size_t n;
+    float *want = fixture("logits_eval", &n);
+    assert_int_equal(n, 40);
+    assert_allclose(infer_logits(&m), want, 40, 1e-5, 1e-4, "folded logits");
+    /* softmax rows sum to 1 */
+    for (int i = 0; i < 4; i++) {
+        float s = 0;
+        for (int k = 0; k < 10; k++) s += infer_output(&m)[i * 10 + k];
+        assert_true(fabsf(s - 1.0f) < 1e-5f);
+    }
+    /* liveness sharing really shares: less memory than one buffer per slot */
+    size_t sum = 0;
+    for (int s = 0; s < m.nslots; s++) sum += (size_t)4 * m.slots[s].H * m.slots[s].W * m.slots[s].C;
+    assert_true(m.nacts < sum / 2);
+    free(want);
+    infer_free(&m);
+    net_free(&net);
+}
+
+static void test_save_load_roundtrip_and_damage(void **state)
+{
+    struct net net;
+    build(&net);
+    struct infer_model m, r;
+    infer_from_net(&m, &net, 4);
+    snprintf(m.model, sizeof m.model, "mobilenet_v3_small");
+    char dir[] = "/tmp/tipc-test-infer-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], bad[256];
+    snprintf(path, sizeof path, "%s/inference.tipc", dir);
+    snprintf(bad, sizeof bad, "%s/bad.tipc", dir);
+    assert_int_equal(infer_save(&m, path), TIPC_OK);
+    assert_int_equal(infer_load(&r, path, 4, CPU), TIPC_OK);
+    set_input(&m);
+    set_input(&r);
+    infer_forward(&m, 4);
+    infer_forward(&r, 4);
+    assert_allclose(infer_logits(&r), infer_logits(&m), 40, 0, 0, "reloaded logits");
+    assert_string_equal(r.model, "mobilenet_v3_small");
+    infer_free(&r);
+
+    /* read the good file, then write damaged variants */
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    unsigned char *buf = malloc((size_t)n);
+    assert_true(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    struct { long len; long flip; const char *msg; } cases[] = {
+        {n / 2, -1, "checksum"},           /* truncated */
+        {n, 3000, "checksum"},             /* one byte flipped */
+        {10, -1, "too short"},             /* tiny */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (cases[c].flip >= 0) buf[cases[c].flip] ^= 0x40;
+        f = fopen(bad, "wb");
+        fwrite(buf, 1, (size_t)cases[c].len, f);
+        fclose(f);
+        if (cases[c].flip >= 0) buf[cases[c].flip] ^= 0x40;
+        struct capture cap;
+        capture_stderr_begin(&cap);
+        enum tipc_status st = infer_load(&r, bad, 1, CPU);
+        char *err = capture_stderr_end(&cap);
+        assert_int_equal(st, TIPC_EIO);
+        if (!strstr(err, cases[c].msg) || !strstr(err, "bad.tipc")) fail_msg("case %zu: '%s'", c, err);
+        free(err);
+    }
+    /* a hostile layer record with a valid checksum: slot id out of range */
+    struct infer_model h = m;
+    struct infer_layer *ls = malloc(sizeof *ls * (size_t)m.nlayers);
+    memcpy(ls, m.layers, sizeof *ls * (size_t)m.nlayers);
+    ls[3].in = 100000;
+    h.layers = ls;
+    assert_int_equal(infer_save(&h, bad), TIPC_OK);
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    enum tipc_status st = infer_load(&r, bad, 1, CPU);
+    char *err = capture_stderr_end(&cap);
+    assert_int_equal(st, TIPC_EIO);
+    assert_non_null(strstr(err, "layer 3"));
+    free(err);
+    free(ls);
+    unlink(bad);
+    unlink(path);
+    rmdir(dir);
+    free(buf);
+    infer_free(&m);
+    net_free(&net);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_folded_matches_pytorch_eval),
+        cmocka_unit_test(test_save_load_roundtrip_and_damage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
