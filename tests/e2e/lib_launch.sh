@@ -24,6 +24,13 @@ job_procs() {
         if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "TIPC_JOB_ID=$1"; then echo "$p"; fi
     done
 }
+# pids of the ranks of job $1 (processes with TIPC_JOB_ID=$1 and RANK set)
+rank_procs() {
+    local p
+    for p in $(job_procs "$1"); do
+        if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -q "^RANK="; then echo "$p"; fi
+    done
+}
 # pid of the rank with RANK=$2 in job $1
 rank_pid() {
     local p
@@ -52,11 +59,11 @@ launch_bg() {
 }
 # wait_rc VAR PID: wait for background PID (not in a subshell: only this shell can wait), VAR=its code
 wait_rc() { local _wrc=0; wait "$2" || _wrc=$?; eval "$1=$_wrc"; }
-# wait_line FILE PATTERN: until FILE has a line matching PATTERN (10 s), else fail the test
+# wait_line FILE PATTERN [SECS]: until FILE has a line matching PATTERN (default 10 s), else fail
 wait_line() {
     local _i
-    for _i in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-    fail "no line '$2' in $1 after 10 s"
+    for _i in $(seq $((${3:-10} * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    fail "no line '$2' in $1 after ${3:-10} s"
 }
 # kill_expect_gone SIG PID SECS WHAT: signal PID; every process of the job and every launcher must be
 # gone within SECS s

@@ -29,7 +29,7 @@ port=$(free_port)
 IPS="--ips=127.0.0.1,127.0.0.2 --master=127.0.0.1:$port --gpus=0,1"
 lb k1 $IPS --node_ip=127.0.0.2 --log_dir=k train $TINY -o DataLoader.synthetic_size=4096 --epochs 20 --output-dir ok1
 lb k0 $IPS --node_ip=127.0.0.1 --log_dir=k train $TINY -o DataLoader.synthetic_size=4096 --epochs 20 --output-dir ok0
-wait_line k/workerlog.0 'Epoch 0, iter: 3\]'
+wait_line k/workerlog.0 'Epoch 0, iter: 3\]' 60
 victim=$(rank_pid "$JOB" 3)
 [ -n "$victim" ] || fail "no rank 3"
 kill_expect_gone 9 "$victim" 10 "kill -9 of rank 3 mid-epoch"
