@@ -73,6 +73,31 @@ kill_expect_gone() {
     wait_gone "$JOB" "$3" || fail "survivors $3 s after $4: $(job_procs "$JOB") launchers $(alive_launchers)"
     echo "$4: all gone in $(elapsed "$t0") s"
 }
+# netns_pair TAG NET: namespaces NS0, NS1 joined by a veth pair ($NET.1 in NS0, $NET.2 in NS1), lo up,
+# all removed at exit; exit 77 (skip) with the reason where namespaces or veth are not permitted
+netns_pair() {
+    command -v ip >/dev/null || { echo "SKIP no 'ip' command (iproute2)"; exit 77; }
+    NS0=$1$$a NS1=$1$$b V0=${1:0:3}v$$a V1=${1:0:3}v$$b
+    trap 'cleanup; ip netns del "$NS0" 2>/dev/null; ip netns del "$NS1" 2>/dev/null' EXIT
+    if ! ip netns add "$NS0" 2>"$W/err"; then echo "SKIP network namespaces not permitted here: $(head -c 200 "$W/err")"; exit 77; fi
+    ip netns add "$NS1" || fail "second namespace"
+    ip link add "$V0" type veth peer name "$V1" 2>"$W/err" || { echo "SKIP veth not permitted here: $(head -c 200 "$W/err")"; exit 77; }
+    ip link set "$V0" netns "$NS0" && ip link set "$V1" netns "$NS1" || fail "moving veth ends"
+    ip -n "$NS0" addr add "$2.1/24" dev "$V0" && ip -n "$NS1" addr add "$2.2/24" dev "$V1" || fail "addresses"
+    ip -n "$NS0" link set lo up && ip -n "$NS1" link set lo up || fail "lo up"
+    ip -n "$NS0" link set "$V0" up && ip -n "$NS1" link set "$V1" up || fail "link up"
+}
+# ---- the fleet chain (`tipc run train_fleet_infer.txt`), one working folder per node ----------------
+FLEET_CFG=configs/mobilenet_v3_small/train_fleet_infer.txt
+FLEET_RES=logs/mobilenet_v3_small/lite_train_lite_infer
+FLEET_MODEL=$FLEET_RES/fleet_train_gpus_0,1_autocast_False_nodes_2.log
+fleet_dir() { rm -rf "$W/$1"; mkdir -p "$W/$1"; cp -r "$ROOT/configs" "$ROOT/images" "$W/$1/" || fail "copy to $1"; }
+# fleet_run NAME NODE_IP MASTER_PORT: `tipc run` in $W/NAME in the background, output $W/NAME.out
+fleet_run() {
+    (cd "$W/$1" && TIPC_MASTER=127.0.0.1:$3 exec "${TIPC_REL:-$TIPC}" run $FLEET_CFG lite_train_lite_infer --node_ip "$2") >"$W/$1.out" 2>&1 &
+    LAUNCHERS+=($!)
+    eval "${1}_pid=$!"
+}
 cleanup() {
     local p
     for p in $(alive_launchers) $(job_procs "$JOB"); do kill -9 "$p" 2>/dev/null; done

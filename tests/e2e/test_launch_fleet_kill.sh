@@ -4,23 +4,15 @@
 # mid-epoch: every rank on both nodes is gone within 10 s, both runs exit non-zero and both results
 # logs say `Run failed` for the training command, naming rank 3 on node 1.
 . "$(dirname "$0")/lib_launch.sh"
-T=${TIPC_REL:-$TIPC}
 export TIPC_JOB_TOKEN=fleet TIPC_JOB_ID=$JOB
-CFG=configs/mobilenet_v3_small/train_fleet_infer.txt
-[ -f "$ROOT/$CFG" ] || { echo "SKIP $CFG not in this tree"; exit 77; }
-node_dir() { rm -rf "$W/$1"; mkdir -p "$W/$1"; cp -r "$ROOT/configs" "$ROOT/images" "$W/$1/"; }
-run_bg() {   # run_bg NAME NODE_IP [MASTER_PORT]: `tipc run` in $W/NAME
-    (cd "$W/$1" && TIPC_MASTER=127.0.0.1:$3 exec "$T" run $CFG lite_train_lite_infer --node_ip "$2") >"$W/$1.out" 2>&1 &
-    LAUNCHERS+=($!)
-    eval "${1}_pid=$!"
-}
-RES=logs/mobilenet_v3_small/lite_train_lite_infer
+[ -f "$ROOT/$FLEET_CFG" ] || { echo "SKIP $FLEET_CFG not in this tree"; exit 77; }
+RES=$FLEET_RES
 
 # rank 3 killed mid-epoch
-node_dir k0; node_dir k1
+fleet_dir k0; fleet_dir k1
 port=$(free_port)
-run_bg k1 127.0.0.2 "$port"
-run_bg k0 127.0.0.1 "$port"
+fleet_run k1 127.0.0.2 "$port"
+fleet_run k0 127.0.0.1 "$port"
 wait_line k0.out 'Epoch 0, iter: ' 90
 victim=$(rank_pid "$JOB" 3)
 [ -n "$victim" ] || fail "no rank 3"
