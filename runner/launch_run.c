@@ -115,7 +115,7 @@ static void child_exec(const struct launch_job *J, pid_t pgid, pid_t parent, int
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    int sigs[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP};
+    int sigs[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGXFSZ};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], SIG_DFL);
     int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0) dup2(nul, 0);
@@ -161,21 +161,29 @@ static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pi
 }
 
 /* ---- output ---------------------------------------------------------------------------------- */
-static void write_all(int fd, const char *s, size_t n)
+/* 0, or the errno of a failed write. */
+static int write_all(int fd, const char *s, size_t n)
 {
     while (n) {
         ssize_t w = write(fd, s, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return;
+        if (w <= 0) return w < 0 ? errno : EIO;
         s += w, n -= (size_t)w;
     }
+    return 0;
 }
 
 /* One complete line (with its '\n', or the tail at EOF): to the log, and to the console in one
  * write so lines of different ranks never mix. */
 static void emit_line(const struct launch_job *J, struct rank_proc *r, const char *s, size_t n)
 {
-    write_all(r->log_fd, s, n);
+    int err = r->log_fd >= 0 ? write_all(r->log_fd, s, n) : 0;
+    if (err) {   /* say it once, keep the rank running: its output still reaches the console if echoed */
+        warning_msg("launch: %s: cannot write %s/workerlog.%d: %s; its further output is lost",
+                    J->where, J->o->log_dir, r->rank, strerror(err));
+        close(r->log_fd);
+        r->log_fd = -1;
+    }
     if (!(J->o->echo_all || r->local_rank == 0)) return;
     char pre[32];
     int pl = snprintf(pre, sizeof pre, "[%d:%d] ", J->o->node_rank, r->rank);
@@ -268,6 +276,19 @@ static void on_rank_exit(struct loop *L, struct rank_proc *r, int status)
     bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (ok || L->stop != STOP_NONE) return;
     struct launch_job *J = L->J;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == TIPC_EDIST) {
+        /* a distributed error is usually the echo of a peer's death: give the first failure's
+         * notice a moment to arrive, so every node names the rank that really failed */
+        char *n = NULL;
+        for (double until = mono() + 1.5; !n && mono() < until; usleep(50 * 1000)) n = job_take_notice(J);
+        if (n) {
+            error_msg(TIPC_EDIST, "launch: %s: stopping local ranks (rank %d exited with code 4 after the job "
+                      "failed): %s", J->where, r->rank, n);
+            begin_stop(L, STOP_REMOTE_FAIL, TIPC_EDIST, SIGTERM);
+            free(n);
+            return;
+        }
+    }
     char *how = describe_exit(status);
     char *msg = xasprintf("rank %d (node %d, %s, local rank %d, pid %d) %s", r->rank, J->o->node_rank,
                           J->o->self_ip, r->local_rank, (int)r->pid, how);
@@ -346,6 +367,7 @@ static void install_signals(int wfd)
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGCHLD, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);   /* a full log file is an error to report, not a reason to die */
 }
 
 static enum tipc_status spawn_all(struct loop *L)

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ struct comm {
     size_t op_size;
     double op_start;
     int quit;
+    struct comm_stats stats;
     pthread_t watchdog;
     int watchdog_on;
     /* rendezvous */
@@ -47,6 +49,7 @@ static double mono(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+struct comm_stats comm_get_stats(const struct comm *c) { return c->stats; }
 int comm_rank(const struct comm *c) { return c->rank; }
 int comm_world(const struct comm *c) { return c->world; }
 const char *comm_backend_name(const struct comm *c) { return c->be->name; }
@@ -132,6 +135,9 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
     pthread_mutex_lock(&c->mu);
     const char *op = c->op;
     c->op = NULL;
+    c->stats.seconds += mono() - c->op_start;
+    c->stats.calls++;
+    c->stats.bytes += (double)c->op_size;
     pthread_mutex_unlock(&c->mu);
     if (st)
         error_msg(st, "%s: %s #%lu (%zu bytes) at step %ld failed after %.1f s (timeout %d ms, backend %s)",
@@ -207,7 +213,14 @@ enum tipc_status comm_init_from_env(struct comm **out)
     c->timeout_ms = tmo_s * 1000;
     c->watchdog_ms = wd_s * 1000;
     snprintf(c->prefix, sizeof c->prefix, "rank %d (node %d)", c->rank, c->node);
-    if (!st && c->world > 1) st = init_backend(c);
+    if (!st && c->world > 1) {
+        /* a peer that dies makes the next send() raise SIGPIPE, which would kill this rank before
+         * the transport can report which collective failed: take EPIPE instead, unless the program
+         * installed its own handler */
+        struct sigaction old;
+        if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
+        st = init_backend(c);
+    }
     if (st) {
         comm_free(c);
         return st;

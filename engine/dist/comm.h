@@ -27,7 +27,9 @@ enum comm_redop { COMM_SUM, COMM_AVG };
 
 struct comm;
 
-/* Join the job's collectives. *c owned by the caller: comm_free(). World 1 never touches the network. */
+/* Join the job's collectives. *c owned by the caller: comm_free(). World 1 never touches the network.
+ * With world > 1, SIGPIPE is ignored (if it had the default action) so a dead peer is an error
+ * naming the collective, not a silent death by signal. */
 enum tipc_status comm_init_from_env(struct comm **c);
 void comm_free(struct comm *c);
 
@@ -57,6 +59,11 @@ enum tipc_status comm_allreduce_buckets(struct comm *c, void *buf, size_t n, enu
  * A mismatch is TIPC_EDIST on every rank, with a message naming `what`, the step and the ranks that
  * differ from rank 0. */
 enum tipc_status comm_check_same(struct comm *c, const void *buf, size_t bytes, const char *what);
+
+/* Time spent inside collectives since init (seconds), their number and bytes: for the share of step
+ * time spent waiting on communication (time inside comm / step time). */
+struct comm_stats { double seconds; unsigned long calls; double bytes; };
+struct comm_stats comm_get_stats(const struct comm *c);
 
 /* ---- backend interface (comm.c dispatches; one vtable per backend) -------------------------- */
 struct comm_backend {

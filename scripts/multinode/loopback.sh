@@ -16,10 +16,18 @@ item=$(awk 'NF' "$cfg" | sed -n 4p | cut -d: -f2- | tr '|' '\n' | grep ';' | hea
 [ -n "$item" ] || { echo "$cfg: gpu_list has no 'IP1,IP2;DEVICES' item; run 'tipc run' directly" >&2; exit 2; }
 model=$(awk 'NF' "$cfg" | sed -n 2p | cut -d: -f2-)
 IFS=, read -r -a ips <<< "${item%%;*}"
+# the rendezvous master (node 0): a free port, so two jobs on this host do not meet on the default
+if [ -z "${TIPC_MASTER:-}" ]; then
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+        { echo "$0: cannot pick a free port; set TIPC_MASTER=${ips[0]}:PORT" >&2; exit 2; }
+    export TIPC_MASTER="${ips[0]}:$port"
+fi
+# one secret per job, shared by the nodes (real nodes: set the same TIPC_JOB_TOKEN on each)
+[ -n "${TIPC_JOB_TOKEN:-}" ] || export TIPC_JOB_TOKEN=$(od -An -tx8 -N16 /dev/urandom | tr -d ' \n')
 pids=()
 for i in "${!ips[@]}"; do
     out="./logs/$model/$mode/node$i"
-    echo "loopback: node $i (${ips[$i]}) -> $out"
+    echo "loopback: node $i (${ips[$i]}) -> $out, master $TIPC_MASTER"
     "$tipc" run "$cfg" "$mode" --node_ip "${ips[$i]}" --output "$out" "$@" &
     pids+=($!)
 done

@@ -24,6 +24,13 @@ job_procs() {
         if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "TIPC_JOB_ID=$1"; then echo "$p"; fi
     done
 }
+# pids of the ranks of job $1 (processes with TIPC_JOB_ID=$1 and RANK set)
+rank_procs() {
+    local p
+    for p in $(job_procs "$1"); do
+        if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -q "^RANK="; then echo "$p"; fi
+    done
+}
 # pid of the rank with RANK=$2 in job $1
 rank_pid() {
     local p
@@ -52,11 +59,11 @@ launch_bg() {
 }
 # wait_rc VAR PID: wait for background PID (not in a subshell: only this shell can wait), VAR=its code
 wait_rc() { local _wrc=0; wait "$2" || _wrc=$?; eval "$1=$_wrc"; }
-# wait_line FILE PATTERN: until FILE has a line matching PATTERN (10 s), else fail the test
+# wait_line FILE PATTERN [SECS]: until FILE has a line matching PATTERN (default 10 s), else fail
 wait_line() {
     local _i
-    for _i in $(seq 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-    fail "no line '$2' in $1 after 10 s"
+    for _i in $(seq $((${3:-10} * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+    fail "no line '$2' in $1 after ${3:-10} s"
 }
 # kill_expect_gone SIG PID SECS WHAT: signal PID; every process of the job and every launcher must be
 # gone within SECS s
@@ -65,6 +72,31 @@ kill_expect_gone() {
     kill -"$1" "$2"
     wait_gone "$JOB" "$3" || fail "survivors $3 s after $4: $(job_procs "$JOB") launchers $(alive_launchers)"
     echo "$4: all gone in $(elapsed "$t0") s"
+}
+# netns_pair TAG NET: namespaces NS0, NS1 joined by a veth pair ($NET.1 in NS0, $NET.2 in NS1), lo up,
+# all removed at exit; exit 77 (skip) with the reason where namespaces or veth are not permitted
+netns_pair() {
+    command -v ip >/dev/null || { echo "SKIP no 'ip' command (iproute2)"; exit 77; }
+    NS0=$1$$a NS1=$1$$b V0=${1:0:3}v$$a V1=${1:0:3}v$$b
+    trap 'cleanup; ip netns del "$NS0" 2>/dev/null; ip netns del "$NS1" 2>/dev/null' EXIT
+    if ! ip netns add "$NS0" 2>"$W/err"; then echo "SKIP network namespaces not permitted here: $(head -c 200 "$W/err")"; exit 77; fi
+    ip netns add "$NS1" || fail "second namespace"
+    ip link add "$V0" type veth peer name "$V1" 2>"$W/err" || { echo "SKIP veth not permitted here: $(head -c 200 "$W/err")"; exit 77; }
+    ip link set "$V0" netns "$NS0" && ip link set "$V1" netns "$NS1" || fail "moving veth ends"
+    ip -n "$NS0" addr add "$2.1/24" dev "$V0" && ip -n "$NS1" addr add "$2.2/24" dev "$V1" || fail "addresses"
+    ip -n "$NS0" link set lo up && ip -n "$NS1" link set lo up || fail "lo up"
+    ip -n "$NS0" link set "$V0" up && ip -n "$NS1" link set "$V1" up || fail "link up"
+}
+# ---- the fleet chain (`tipc run train_fleet_infer.txt`), one working folder per node ----------------
+FLEET_CFG=configs/mobilenet_v3_small/train_fleet_infer.txt
+FLEET_RES=logs/mobilenet_v3_small/lite_train_lite_infer
+FLEET_MODEL=$FLEET_RES/fleet_train_gpus_0,1_autocast_False_nodes_2.log
+fleet_dir() { rm -rf "$W/$1"; mkdir -p "$W/$1"; cp -r "$ROOT/configs" "$ROOT/images" "$W/$1/" || fail "copy to $1"; }
+# fleet_run NAME NODE_IP MASTER_PORT: `tipc run` in $W/NAME in the background, output $W/NAME.out
+fleet_run() {
+    (cd "$W/$1" && TIPC_MASTER=127.0.0.1:$3 exec "${TIPC_REL:-$TIPC}" run $FLEET_CFG lite_train_lite_infer --node_ip "$2") >"$W/$1.out" 2>&1 &
+    LAUNCHERS+=($!)
+    eval "${1}_pid=$!"
 }
 cleanup() {
     local p

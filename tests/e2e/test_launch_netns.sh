@@ -6,18 +6,8 @@
 . "$(dirname "$0")/lib_launch.sh"
 COMM=$ROOT/build/san/tests/test_comm
 [ -x "$COMM" ] || { echo "SKIP $COMM not built (make test builds it)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP no 'ip' command (iproute2)"; exit 77; }
-NS0=tipc$$a NS1=tipc$$b V0=tv$$a V1=tv$$b
 NET=10.231.$(( $$ % 250 ))
-netns_cleanup() { cleanup; ip netns del "$NS0" 2>/dev/null; ip netns del "$NS1" 2>/dev/null; }
-trap netns_cleanup EXIT
-if ! ip netns add "$NS0" 2>err; then echo "SKIP network namespaces not permitted here: $(head -c 200 err)"; exit 77; fi
-ip netns add "$NS1" || fail "second namespace"
-ip link add "$V0" type veth peer name "$V1" 2>err || { echo "SKIP veth not permitted here: $(head -c 200 err)"; exit 77; }
-ip link set "$V0" netns "$NS0" && ip link set "$V1" netns "$NS1" || fail "moving veth ends"
-ip -n "$NS0" addr add "$NET.1/24" dev "$V0" && ip -n "$NS1" addr add "$NET.2/24" dev "$V1" || fail "addresses"
-for n in "$NS0" "$NS1"; do ip -n "$n" link set lo up; done
-ip -n "$NS0" link set "$V0" up && ip -n "$NS1" link set "$V1" up || fail "link up"
+netns_pair tipc "$NET"
 
 export TIPC_JOB_TOKEN=ns TIPC_COMM_TIMEOUT=30
 ARGS="--ips=$NET.1,$NET.2 --gpus=0,1 --log_dir=l"

@@ -20,6 +20,14 @@ grep -q 'R=1' out && fail "rank 1 echoed without --echo=all"
   'l=$(printf "%0300d" 0); for i in $(seq 2000); do echo "r$RANK $l end"; done' >out 2>err || fail "flood"
 [ "$(grep -c '^\[0:\([0-2]\)\] r\1 0\{300\} end$' out)" = 6000 ] || fail "interleaved console lines"
 
+# a log that cannot be written (file size limit): said once, the rank goes on, the console keeps it all
+(ulimit -f 2; exec "$TIPC" launch --job_id="$JOB" --log_dir=lf bash -c \
+  'for i in $(seq 300); do echo "line $i of a rank whose log is full"; done') 2>err | cat >out   # console: a pipe, no limit
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || fail "full log: exit $rc: $(cat err)"
+[ "$(grep -c 'cannot write lf/workerlog.0: File too large' err)" = 1 ] || fail "full log not reported once: $(cat err)"
+grep -q '^\[0:0\] line 300 of a rank' out || fail "console lost lines after the log filled"
+
 # the first failing rank's code; the others are stopped, not waited for
 t0=$(now)
 rc=0; "$TIPC" launch --job_id="$JOB" --nproc_per_node=3 --log_dir=logs bash -c '[ $RANK = 2 ] && exit 7; sleep 60' >out 2>err || rc=$?

@@ -372,6 +372,9 @@ static void test_world_of_one_needs_no_network(void **s)
     assert_int_equal(comm_allgather(c, b, g, sizeof b), TIPC_OK);
     assert_memory_equal(b, g, sizeof b);
     assert_int_equal(comm_barrier(c), TIPC_OK);
+    struct comm_stats cs = comm_get_stats(c);
+    assert_int_equal(cs.calls, 3);
+    assert_true(cs.bytes == 24 && cs.seconds >= 0 && cs.seconds < 1);
     comm_free(c);
     unsetenv("WORLD_SIZE"), unsetenv("RANK");
 }
