@@ -19,7 +19,8 @@ const char usage_train[] =
     "usage: tipc train [-c YAML] [-o Section.key=value]... [--data-path DIR] [--epochs N]\n"
     "                  [--batch-size N] [--lr F] [--output-dir DIR] [--pretrained CKPT] [--test-only]\n"
     "                  [--resume CKPT] [--device cpu|gpu] [--use-gpu BOOL] [--amp_level O1|O2]\n"
-    "                  [--seed N] [--print-freq N] [--workers N] [--threads N] [--model NAME]\n\n"
+    "                  [--seed N] [--print-freq N] [--workers N] [--threads N] [--model NAME]\n"
+    "                  [--simulate-world W]\n\n"
     "Train mobilenet_v3_small (torchvision layout) with momentum SGD, evaluating top-1/top-5 after\n"
     "each epoch and writing OUTPUT/epoch_N.ckpt, OUTPUT/latest.ckpt and OUTPUT/best.ckpt\n"
     "(atomically; an earlier checkpoint is never destroyed).\n\n"
@@ -32,7 +33,11 @@ const char usage_train[] =
     "  --resume CKPT       continue from a checkpoint (weights, momentum, epoch, step, RNG)\n"
     "  --pretrained CKPT   start from (or, with --test-only, evaluate) these weights\n"
     "  --amp_level O1|O2   accepted; the CPU engine trains in fp32 and says so\n"
-    "  --threads N         CPU threads (default: all cores)\n\n"
+    "  --threads N         CPU threads (default: all cores)\n"
+    "  --simulate-world W  one process does what W data-parallel ranks (no SyncBN) do: each step runs\n"
+    "                      rank 0..W-1's micro-batches (their data shards and dropout RNGs), averages\n"
+    "                      the gradients, takes one SGD step and keeps rank 0's BN running statistics;\n"
+    "                      a reference for `tipc launch` runs (not with --resume or WORLD_SIZE > 1)\n\n"
     "Output: Step6's lines '[Epoch e, iter: i] top1: ..., loss: ..., avg_ips: ... images/sec.' and\n"
     "' * Acc@1 X Acc@5 Y'.\n"
     "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
@@ -49,10 +54,10 @@ static int env_int(const char *a, const char *b, int dflt)
 struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *model;
     struct flag_list over;
-    int epochs, batch, seed, print_freq, workers, threads;
+    int epochs, batch, seed, print_freq, workers, threads, sim_world;
     double lr;
     bool test_only, use_gpu;
-    bool s_epochs, s_batch, s_seed, s_pf, s_workers, s_lr, s_use_gpu;
+    bool s_epochs, s_batch, s_seed, s_pf, s_workers, s_lr, s_use_gpu, s_sim;
 };
 
 static enum tipc_status apply_flags(struct train_opts *o, const struct train_flags *f)
@@ -116,6 +121,7 @@ int cmd_train(int argc, char **argv)
         {"--workers", "-j", FLAG_INT, &f.workers, &f.s_workers},
         {"--threads", NULL, FLAG_INT, &f.threads, NULL},
         {"--model", NULL, FLAG_STR, &f.model, NULL},
+        {"--simulate-world", NULL, FLAG_INT, &f.sim_world, &f.s_sim},
         {0},
     };
     bool help;
@@ -129,6 +135,12 @@ int cmd_train(int argc, char **argv)
         if (o.world < 1 || o.rank >= o.world) st = error_msg(TIPC_EDIST, "train: rank %d of world %d", o.rank, o.world);
         else if (f.test_only && !f.pretrained && !f.resume)
             st = error_msg(TIPC_EUSAGE, "train: --test-only needs --pretrained=CKPT");
+        else if (f.s_sim && (f.sim_world < 1 || f.sim_world > 4096))
+            st = error_msg(TIPC_EUSAGE, "train: --simulate-world %d: want 1..4096 ranks", f.sim_world);
+        else if (f.s_sim && (o.world > 1 || f.resume))
+            st = error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with %s",
+                           o.world > 1 ? "WORLD_SIZE > 1 (tipc launch)" : "--resume");
+        o.simulate_world = f.s_sim ? f.sim_world : 0;
     }
     if (st == TIPC_OK && !help) {
         o.local_rank = env_int("LOCAL_RANK", "PADDLE_LOCAL_RANK", o.rank);

@@ -113,34 +113,94 @@ static enum tipc_status dp_sync_from_rank0(const struct train_opts *o, struct ne
     return comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters");
 }
 
-static enum tipc_status train_epoch(const struct train_opts *o, struct net *net, struct source *tr, struct rng *rng,
-                                    struct ckpt_meta *m, double *comm_seconds)
+/* The trainer RNG's seed of a rank (data order is the source's; this drives dropout). */
+static uint64_t rank_seed(const struct recipe *r, int rank)
+{
+    return (uint64_t)r->seed * 2654435761u + (uint64_t)rank;
+}
+
+/* The micro-batches of one optimizer step. world 1: this rank's batch (tr[0], m->rng). With
+ * --simulate-world W: rank r's shard tr[r] and dropout RNG (rng[r]; rank 0's is m->rng) for each r
+ * in rank order, gradients summed then scaled by 1/W exactly as comm_allreduce(COMM_AVG) does, and
+ * rank 0's BN running statistics kept (the ones data parallelism broadcasts): gradient
+ * accumulation equal to W ranks without SyncBN. */
+struct micro {
+    int world;
+    struct source *tr;      /* (world) */
+    struct rng *rng;        /* (world); [0] unused */
+    float *acc, *host;      /* (nparams) gradient sum, one rank's gradients */
+    float *stats;           /* (nstats) rank 0's BN running statistics */
+};
+
+/* Forward, loss (NaN check), backward of one micro-batch; *loss its mean loss. */
+static enum tipc_status forward_backward(const struct train_opts *o, struct net *net, const struct batch *b,
+                                         struct rng *rng, const struct ckpt_meta *m, int it, double lr, float *loss)
 {
     const struct recipe *r = &o->r;
-    int K = net_num_classes(net), spe = tr->steps_per_epoch;
+    net->train = true;
+    net->dropout_seed = rng_u64(rng);
+    net_set_input_u8(net, b->images, b->n);
+    net_forward(net, b->n);
+    *loss = net_loss(net, b->labels, b->n, (float)r->label_smoothing);
+    if (!isfinite(*loss)) {
+        error_msg(TIPC_ENUMERIC, "loss is %s at epoch %d, step %d (global step %lld, lr %g)", isnan(*loss) ? "NaN" : "inf",
+                  m->epoch, it, (long long)m->step, lr);
+        error_hint("lower the learning rate (--lr); checkpoints in '%s' are from before this epoch", r->output_dir);
+        return TIPC_ENUMERIC;
+    }
+    net_backward(net, b->n, (float)r->label_smoothing);
+    return TIPC_OK;
+}
+
+/* Simulated ranks: add rank k's gradients (net_backward overwrites net->grads) to the sum. */
+static void micro_accumulate(struct net *net, struct micro *mb, int k)
+{
+    if (k == 0) {
+        net->be.ops->download(net->be.ctx, mb->acc, net->grads, net->nparams);
+        return;
+    }
+    net->be.ops->download(net->be.ctx, mb->host, net->grads, net->nparams);
+    for (size_t i = 0; i < net->nparams; i++) mb->acc[i] += mb->host[i];
+}
+
+/* Simulated ranks: the average into net->grads (sum * (1/W), as comm.c's COMM_AVG), rank 0's BN stats back. */
+static void micro_finish(struct net *net, struct micro *mb)
+{
+    float s = 1.0f / (float)mb->world;
+    for (size_t i = 0; i < net->nparams; i++) mb->acc[i] *= s;
+    net->be.ops->upload(net->be.ctx, net->grads, mb->acc, net->nparams);
+    net->be.ops->upload(net->be.ctx, net->stats, mb->stats, net->nstats);
+}
+
+static enum tipc_status train_epoch(const struct train_opts *o, struct net *net, struct micro *mb, struct ckpt_meta *m,
+                                    double *comm_seconds)
+{
+    const struct recipe *r = &o->r;
+    int K = net_num_classes(net), spe = mb->tr[0].steps_per_epoch;
     float *logits = xmalloc(sizeof(float) * (size_t)net->N * K);
     struct step_stats ss = {0};
     enum tipc_status st = TIPC_OK;
     double t_end = now_seconds();
     for (int it = 0; it < spe; it++) {
-        const struct batch *b;
-        if ((st = source_next(tr, &b)) != TIPC_OK || (st = check_labels(tr, b, K)) != TIPC_OK) break;
-        double t_read = now_seconds();
-        double lr = recipe_lr(r, m->epoch + (double)it / spe);
-        net->train = true;
-        net->dropout_seed = rng_u64(rng);
-        net_set_input_u8(net, b->images, b->n);
-        net_forward(net, b->n);
-        float loss = net_loss(net, b->labels, b->n, (float)r->label_smoothing);
-        if (!isfinite(loss)) {
-            error_msg(TIPC_ENUMERIC, "loss is %s at epoch %d, step %d (global step %lld, lr %g)", isnan(loss) ? "NaN" : "inf",
-                      m->epoch, it, (long long)m->step, lr);
-            error_hint("lower the learning rate (--lr); checkpoints in '%s' are from before this epoch", r->output_dir);
-            st = TIPC_ENUMERIC;
-            break;
+        const struct batch *b0 = NULL;
+        float loss = 0;
+        double t_read = 0, lr = recipe_lr(r, m->epoch + (double)it / spe);
+        for (int k = 0; k < mb->world && st == TIPC_OK; k++) {
+            const struct batch *b;
+            float l;
+            if ((st = source_next(&mb->tr[k], &b)) != TIPC_OK || (st = check_labels(&mb->tr[k], b, K)) != TIPC_OK)
+                break;
+            if (k == 0) t_read = now_seconds();
+            if ((st = forward_backward(o, net, b, k ? &mb->rng[k] : &m->rng, m, it, lr, &l)) != TIPC_OK) break;
+            if (k == 0) {
+                b0 = b, loss = l;
+                net->be.ops->download(net->be.ctx, logits, net_logits(net), (size_t)b->n * K);
+                if (mb->world > 1) net->be.ops->download(net->be.ctx, mb->stats, net->stats, net->nstats);
+            }
+            if (mb->world > 1) micro_accumulate(net, mb, k);
         }
-        net->be.ops->download(net->be.ctx, logits, net_logits(net), (size_t)b->n * K);
-        net_backward(net, b->n, (float)r->label_smoothing);
+        if (st != TIPC_OK) break;
+        if (mb->world > 1) micro_finish(net, mb);
         if (o->comm) {
             double t0 = now_seconds();
             comm_set_step(o->comm, (long)m->step);
@@ -156,8 +216,8 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
             break;
         double t_done = now_seconds();
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
-        ss.loss += loss, ss.seen += b->n, ss.steps++;
-        topk_hits(logits, b->labels, b->n, K, &ss.h1, &ss.h5);
+        ss.loss += loss, ss.seen += b0->n, ss.steps++;
+        topk_hits(logits, b0->labels, b0->n, K, &ss.h1, &ss.h5);
         if (o->rank == 0 && (ss.steps == r->print_freq || it == spe - 1)) {
             printf("[Epoch %d, iter: %d] top1: %.5f, top5: %.5f, lr: %.5f, loss: %.5f, avg_reader_cost: %.5f sec, "
                    "avg_batch_cost: %.5f sec, avg_samples: %.1f, avg_ips: %.5f images/sec.\n",
@@ -188,6 +248,34 @@ static enum tipc_status setup_weights(const struct train_opts *o, struct net *ne
     return TIPC_OK;
 }
 
+/* This rank's training source, or with --simulate-world W each simulated rank's shard and RNG. */
+static enum tipc_status micro_open(struct micro *mb, const struct train_opts *o, int epoch)
+{
+    const struct recipe *r = &o->r;
+    mb->world = o->simulate_world > 1 ? o->simulate_world : 1;
+    mb->tr = xcalloc((size_t)mb->world, sizeof *mb->tr);
+    mb->rng = xcalloc((size_t)mb->world, sizeof *mb->rng);
+    if (mb->world == 1) return source_open(&mb->tr[0], r, true, o->rank, o->world, epoch);
+    for (int k = 0; k < mb->world; k++) {
+        TRY(source_open(&mb->tr[k], r, true, k, mb->world, epoch));
+        rng_seed(&mb->rng[k], rank_seed(r, k)); /* as rank k seeds its m.rng */
+        if (mb->tr[k].steps_per_epoch != mb->tr[0].steps_per_epoch)
+            return error_msg(TIPC_EUSAGE, "--simulate-world %d: rank %d has %d steps per epoch, rank 0 has %d",
+                             mb->world, k, mb->tr[k].steps_per_epoch, mb->tr[0].steps_per_epoch);
+    }
+    return TIPC_OK;
+}
+
+static void micro_free(struct micro *mb)
+{
+    for (int k = 0; mb->tr && k < mb->world; k++) source_free(&mb->tr[k]);
+    free(mb->tr);
+    free(mb->rng);
+    free(mb->acc);
+    free(mb->host);
+    free(mb->stats);
+}
+
 enum tipc_status train_run(const struct train_opts *o)
 {
     const struct recipe *r = &o->r;
@@ -195,24 +283,32 @@ enum tipc_status train_run(const struct train_opts *o)
                               .resolution = r->image_size, .dropout = (float)r->dropout};
     struct ckpt_meta m;
     fill_meta(&m, r);
-    rng_seed(&m.rng, (uint64_t)r->seed * 2654435761u + (uint64_t)o->rank);
+    rng_seed(&m.rng, rank_seed(r, o->rank));
     if (o->resume) { /* position first: the data source starts at the resumed epoch */
         struct ckpt_meta rm;
         TRY(ckpt_read_meta(o->resume, &rm));
         m.epoch = rm.epoch;
     }
-    struct source tr = {0}, val = {0};
+    struct source val = {0};
+    struct micro mb = {0};
     struct net net = {0};
     enum tipc_status st = TIPC_OK;
-    if (!o->test_only) st = source_open(&tr, r, true, o->rank, o->world, m.epoch);
+    if (!o->test_only) st = micro_open(&mb, o, m.epoch);
     if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0);
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
     mobilenet_v3_small_build(&net, &cfg, N, (struct backend){&backend_cpu_ops, NULL});
+    if (mb.world > 1) {
+        mb.acc = xmalloc(sizeof(float) * net.nparams);
+        mb.host = xmalloc(sizeof(float) * net.nparams);
+        mb.stats = xmalloc(sizeof(float) * (net.nstats + 1));
+        printf("simulating %d data-parallel ranks in one process: per step, each rank's micro-batch in rank order, "
+               "gradients averaged, rank 0's BN statistics kept\n", mb.world);
+    }
     if (o->rank == 0)
         printf("model %s: %zu parameters, %d classes, width %.2f, %d px; data: %s (%d train steps/epoch), %s\n", r->arch,
-               net.nparams, r->num_classes, r->width_mult, r->image_size, o->test_only ? "-" : source_describe(&tr),
-               tr.steps_per_epoch, source_describe(&val));
+               net.nparams, r->num_classes, r->width_mult, r->image_size, o->test_only ? "-" : source_describe(&mb.tr[0]),
+               o->test_only ? 0 : mb.tr[0].steps_per_epoch, source_describe(&val));
     if ((st = setup_weights(o, &net, &m)) != TIPC_OK) goto out;
     if ((st = dp_sync_from_rank0(o, &net, true)) != TIPC_OK) goto out;
     double a1, a5;
@@ -223,7 +319,7 @@ enum tipc_status train_run(const struct train_opts *o)
     if ((st = mkdir_p(r->output_dir)) != TIPC_OK) goto out;
     while (m.epoch < r->epochs) {
         double comm_s = 0, t0 = now_seconds();
-        if ((st = train_epoch(o, &net, &tr, &m.rng, &m, &comm_s)) != TIPC_OK) goto out;
+        if ((st = train_epoch(o, &net, &mb, &m, &comm_s)) != TIPC_OK) goto out;
         if (o->comm && o->rank == 0)
             printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in gradient allreduce\n",
                    o->world, comm_backend_name(o->comm), 100.0 * comm_s / (now_seconds() - t0), m.epoch);
@@ -242,7 +338,7 @@ enum tipc_status train_run(const struct train_opts *o)
     }
 out:
     net_free(&net);
-    source_free(&tr);
+    micro_free(&mb);
     source_free(&val);
     return st;
 }

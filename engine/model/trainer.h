@@ -7,7 +7,8 @@
  * `check_every` steps and at each epoch end (a mismatch is a hard error), BN running statistics
  * are rank 0's (broadcast before each eval, as DDP's broadcast_buffers), eval counts are summed
  * over ranks, and the local rank 0 of EVERY node writes the checkpoints, so each node's own
- * eval/export/infer stages find them without a shared file system. */
+ * eval/export/infer stages find them without a shared file system. With simulate_world W, one
+ * process computes what W such ranks compute (gradient accumulation over their micro-batches). */
 #ifndef TIPC_TRAINER_H
 #define TIPC_TRAINER_H
 #include <stdbool.h>
@@ -28,6 +29,10 @@ struct train_opts {
     struct comm *comm;        /* collectives (engine/dist/comm.h); NULL when world == 1 */
     size_t bucket_bytes;      /* gradient allreduce bucket (0: one call) */
     long check_every;         /* parameter identity check period in steps (0: epoch ends only) */
+    int simulate_world;       /* > 1 (world 1 only): each step runs the micro-batches of this many
+                                 ranks in rank order and accumulates their gradients: what a
+                                 data-parallel run without SyncBN computes (rank 0's BN statistics,
+                                 checkpoints and log) */
 };
 
 enum tipc_status train_run(const struct train_opts *o);

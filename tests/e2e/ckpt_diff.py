@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""ckpt_diff.py A.ckpt B.ckpt [PART [RTOL]]: compare two tipc checkpoints (python3 stdlib only).
+
+Reads the layout of engine/io/checkpoint.c: magic "TIPCCKP1", a 120-byte header (version, dtype,
+struct ckpt_meta, nparams at byte 104, nstats at 112), then f32 parameters, momentum and BN running
+statistics, then an 8-byte checksum; the file size must agree. PART is params (default), mom or
+stats. Prints one line: element count, max |a-b|, the largest element-wise relative difference
+|a-b| / max(|a|, |b|) and ||a-b||_2 / ||b||_2. With RTOL: exit 1 when that element-wise relative
+difference exceeds RTOL anywhere. Exit 1 (with a message) on a malformed file. Not a checksum check
+(tipc itself verifies those when it loads a checkpoint)."""
+import math
+import struct
+import sys
+from array import array
+
+
+def load(path, part):
+    try:
+        with open(path, "rb") as f:
+            buf = f.read()
+    except OSError as e:
+        sys.exit("%s: %s" % (path, e.strerror))
+    if buf[:8] != b"TIPCCKP1" or len(buf) < 8 + 120 + 8:
+        sys.exit("%s: not a tipc checkpoint" % path)
+    version, dtype = struct.unpack_from("<II", buf, 8)
+    nparams, nstats = struct.unpack_from("<QQ", buf, 8 + 104)
+    if version != 1 or dtype != 0 or len(buf) != 8 + 120 + 4 * (2 * nparams + nstats) + 8:
+        sys.exit("%s: unexpected checkpoint layout (version %d, dtype %d, %d bytes)" % (path, version, dtype, len(buf)))
+    off = {"params": 0, "mom": nparams, "stats": 2 * nparams}[part]
+    n = nstats if part == "stats" else nparams
+    a = array("f")
+    a.frombytes(buf[128 + 4 * off:128 + 4 * (off + n)])
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a
+
+
+def main():
+    if len(sys.argv) not in (3, 4, 5) or (len(sys.argv) >= 4 and sys.argv[3] not in ("params", "mom", "stats")):
+        sys.exit("usage: ckpt_diff.py A.ckpt B.ckpt [params|mom|stats [RTOL]]")
+    part = sys.argv[3] if len(sys.argv) >= 4 else "params"
+    rtol = float(sys.argv[4]) if len(sys.argv) == 5 else None
+    a, b = load(sys.argv[1], part), load(sys.argv[2], part)
+    if len(a) != len(b):
+        sys.exit("%s: %d values in %s, %d in %s" % (part, len(a), sys.argv[1], len(b), sys.argv[2]))
+    max_abs = max_rel = 0.0
+    d2 = b2 = 0.0
+    for x, y in zip(a, b):
+        d = abs(x - y)
+        m = max(abs(x), abs(y))
+        if d > max_abs:
+            max_abs = d
+        if d > 0 and d / m > max_rel:
+            max_rel = d / m
+        d2 += d * d
+        b2 += y * y
+    print("%s: n=%d max_abs=%.3e max_rel=%.3e l2_rel=%.3e" % (part, len(a), max_abs, max_rel, math.sqrt(d2 / b2) if b2 else 0.0))
+    if rtol is not None and max_rel > rtol:
+        sys.exit(1)
+
+
+main()

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Data parallelism computes gradient accumulation: after 10 steps, rank 0 of a 2-rank `tipc launch`
+# run holds (within 1e-4 relative, element-wise) the parameters and BN running statistics of a
+# 1-process `tipc train --simulate-world 2` that runs both ranks' micro-batches (same shards, same
+# dropout masks, BN statistics per micro-batch, rank 0's running statistics kept) and averages their
+# gradients. Both use the sanitizer build, one thread per process (same kernels, same summation
+# order), so in practice they agree bit for bit. Variants that compute something else must fail the
+# same comparison: a plain run with the 2-rank global batch (BN over 8 images, one shuffle) and the
+# simulation without dropout (the dropout masks of both ranks are matched, not ignored).
+. "$(dirname "$0")/lib_launch.sh"
+export TIPC_JOB_TOKEN=dpeq
+DIFF="python3 $ROOT/tests/e2e/ckpt_diff.py"
+# synthetic_size 80, 2 ranks x batch 4, drop_last: 40 images and exactly 10 steps per rank
+RECIPE="--data-path none -o DataLoader.synthetic_size=80 -o Arch.image_size=64 -o Arch.class_num=4 --epochs 1 --seed 3 --threads 1 --print-freq 5"
+
+"$TIPC" launch --job_id="$JOB" --nproc_per_node=2 --log_dir=l train $RECIPE --batch-size 4 --output-dir dp >dp.out 2>&1 ||
+    fail "2-rank launch: exit $?"
+grep -q '^\[0:0\] data parallel: 2 ranks (gloo)' dp.out || fail "the launch run is not data parallel"
+"$TIPC" train $RECIPE --batch-size 4 --simulate-world 2 --output-dir sim >sim.out 2>&1 || fail "--simulate-world 2: exit $?"
+grep -q '^simulating 2 data-parallel ranks' sim.out || fail "no simulation banner"
+for f in dp.out sim.out; do
+    grep -q '(10 train steps/epoch)' $f || fail "$f: not 10 steps per epoch"
+    grep -q 'Epoch 0, iter: 9\]' $f || fail "$f: step 10 not logged"
+done
+for part in params stats; do
+    $DIFF sim/latest.ckpt dp/latest.ckpt $part 1e-4 >diff.$part.out || fail "simulation vs rank 0 ($part): $(cat diff.$part.out)"
+    echo "simulate-world 2 vs 2 ranks, $(cat diff.$part.out)"
+done
+# the log lines (loss, top-1 of rank 0's micro-batches) agree too
+cmp -s <(grep -o 'Epoch 0, iter: 9\].*loss: [0-9.]*' sim.out) <(grep -o 'Epoch 0, iter: 9\].*loss: [0-9.]*' dp.out) ||
+    fail "step-10 log lines differ"
+
+# the comparison can fail
+"$TIPC" train $RECIPE --batch-size 8 --output-dir big >big.out 2>&1 || fail "batch 8: exit $?"
+grep -q '(10 train steps/epoch)' big.out || fail "batch 8: not 10 steps"
+$DIFF big/latest.ckpt dp/latest.ckpt params 1e-4 >diff.big.out && fail "one batch of 8 matches 2 ranks x 4: $(cat diff.big.out)"
+echo "batch 8, 1 process vs 2 ranks: $(cat diff.big.out)"
+"$TIPC" train $RECIPE --batch-size 4 --simulate-world 2 -o Arch.dropout=0 --output-dir nodrop >nodrop.out 2>&1 ||
+    fail "dropout 0: exit $?"
+$DIFF nodrop/latest.ckpt dp/latest.ckpt params 1e-4 >diff.nodrop.out && fail "dropout 0 matches dropout 0.2: $(cat diff.nodrop.out)"
+echo "simulation without dropout vs 2 ranks: $(cat diff.nodrop.out)"
+
+# usage errors
+"$TIPC" train $RECIPE --simulate-world 0 --output-dir x >err.out 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'simulate-world 0' err.out || fail "--simulate-world 0: exit $rc, $(cat err.out)"
+RANK=0 WORLD_SIZE=2 "$TIPC" train $RECIPE --simulate-world 2 --output-dir x >err.out 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'not with WORLD_SIZE' err.out || fail "--simulate-world under a launcher: exit $rc, $(cat err.out)"
+echo ok
