@@ -144,12 +144,22 @@ int cmd_train(int argc, char **argv)
     }
     if (st == TIPC_OK && !help) {
         o.local_rank = env_int("LOCAL_RANK", "PADDLE_LOCAL_RANK", o.rank);
-        o.bucket_bytes = 25u << 20; /* FLAGS_fuse_parameter_memory_size's default */
-        o.check_every = 50;
+        const struct recipe *r = &o.r;
+        if (r->fuse_grad_size_in_MB < 0 || r->local_sgd_steps < 1 || r->local_sgd_is_warm_steps < 0 || r->check_every < 0)
+            st = error_msg(TIPC_EUSAGE, "train: Distributed.fuse_grad_size_in_MB, local_sgd_is_warm_steps and "
+                                        "check_every must be >= 0, local_sgd_steps >= 1");
+        o.bucket_bytes = (size_t)r->fuse_grad_size_in_MB << 20;
+        o.check_every = r->check_every;
+        o.local_sgd_steps = r->use_local_sgd ? r->local_sgd_steps : 0;
+        o.local_sgd_warm = r->local_sgd_is_warm_steps;
+        if (r->use_hierarchical_allreduce) setenv("TIPC_COMM_HIERARCHICAL", "1", 1); /* read by comm_init */
     }
     if (st == TIPC_OK && !help) {
         backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
         if (o.world > 1) st = comm_init_from_env(&o.comm);
+        if (st == TIPC_OK && o.world > 1 && o.rank == 0 && o.local_sgd_steps > 0)
+            printf("data parallel: LocalSGD, parameters averaged every %d steps after %d warm-up steps\n",
+                   o.local_sgd_steps, o.local_sgd_warm);
     }
     if (st == TIPC_OK && !help) {
         backend_cpu_set_threads(o.threads);

@@ -47,6 +47,12 @@ static const struct key KEYS[] = {
     {"DataLoader.skip_bad", K_BOOL, F(skip_bad)},
     {"DataLoader.synthetic", K_STR, F(synthetic)},
     {"DataLoader.synthetic_size", K_INT, F(synthetic_size)},
+    {"Distributed.fuse_grad_size_in_MB", K_INT, F(fuse_grad_size_in_MB)},
+    {"Distributed.use_hierarchical_allreduce", K_BOOL, F(use_hierarchical_allreduce)},
+    {"Distributed.use_local_sgd", K_BOOL, F(use_local_sgd)},
+    {"Distributed.local_sgd_steps", K_INT, F(local_sgd_steps)},
+    {"Distributed.local_sgd_is_warm_steps", K_INT, F(local_sgd_is_warm_steps)},
+    {"Distributed.check_every", K_INT, F(check_every)},
 };
 #undef F
 
@@ -86,6 +92,9 @@ void recipe_defaults(struct recipe *r)
     r->resize_size = 256;
     snprintf(r->synthetic, sizeof r->synthetic, "auto");
     r->synthetic_size = 64;
+    r->fuse_grad_size_in_MB = 25; /* FLAGS_fuse_parameter_memory_size's default */
+    r->local_sgd_steps = 1;
+    r->check_every = 50;
 }
 
 /* Set one key; `where`/`line` locate the value for messages. */

@@ -42,6 +42,13 @@ struct recipe {
     bool skip_bad;
     char synthetic[8];       /* "auto" (synthetic when no dataset), "true", "false" */
     int synthetic_size;      /* images per split of the synthetic source */
+    /* Distributed (Paddle's DistributedStrategy names; used when world > 1) */
+    int fuse_grad_size_in_MB;        /* gradient allreduce bucket; 0 = one call for all */
+    bool use_hierarchical_allreduce; /* sum inside each node, then across nodes */
+    bool use_local_sgd;              /* LocalSGD: average parameters every local_sgd_steps */
+    int local_sgd_steps;             /* steps between parameter averages (>= 1) */
+    int local_sgd_is_warm_steps;     /* plain gradient allreduce for the first N steps */
+    int check_every;                 /* cross-rank parameter identity check period (0: epoch ends) */
 };
 
 void recipe_defaults(struct recipe *r);

@@ -201,7 +201,9 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         }
         if (st != TIPC_OK) break;
         if (mb->world > 1) micro_finish(net, mb);
-        if (o->comm) {
+        /* LocalSGD (after its warm-up): no gradient allreduce; parameters are averaged every N steps */
+        bool local = o->comm && o->local_sgd_steps > 0 && m->step >= o->local_sgd_warm;
+        if (o->comm && !local) {
             double t0 = now_seconds();
             comm_set_step(o->comm, (long)m->step);
             st = comm_allreduce_buckets(o->comm, net->grads, net->nparams, COMM_F32, COMM_AVG, o->bucket_bytes);
@@ -211,9 +213,18 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         net->be.ops->sgd_step(net->be.ctx, net->params, net->mom, net->grads, net->nparams, (float)lr,
                               (float)r->momentum, (float)r->weight_decay);
         m->step++;
-        if (o->comm && o->check_every > 0 && m->step % o->check_every == 0 &&
-            (st = comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters")) != TIPC_OK)
-            break;
+        bool averaged = local && (m->step - o->local_sgd_warm) % o->local_sgd_steps == 0;
+        if (averaged) {
+            double t0 = now_seconds();
+            comm_set_step(o->comm, (long)m->step);
+            st = comm_allreduce_buckets(o->comm, net->params, net->nparams, COMM_F32, COMM_AVG, o->bucket_bytes);
+            *comm_seconds += now_seconds() - t0;
+            if (st != TIPC_OK) break;
+        }
+        if (o->comm && o->check_every > 0 && m->step % o->check_every == 0 && (!local || averaged)) {
+            comm_set_step(o->comm, (long)m->step);
+            if ((st = comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters")) != TIPC_OK) break;
+        }
         double t_done = now_seconds();
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
         ss.loss += loss, ss.seen += b0->n, ss.steps++;
@@ -321,9 +332,13 @@ enum tipc_status train_run(const struct train_opts *o)
         double comm_s = 0, t0 = now_seconds();
         if ((st = train_epoch(o, &net, &mb, &m, &comm_s)) != TIPC_OK) goto out;
         if (o->comm && o->rank == 0)
-            printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in gradient allreduce\n",
-                   o->world, comm_backend_name(o->comm), 100.0 * comm_s / (now_seconds() - t0), m.epoch);
+            printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in %s\n", o->world,
+                   comm_backend_name(o->comm), 100.0 * comm_s / (now_seconds() - t0), m.epoch,
+                   o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce");
         m.epoch++;
+        if (o->comm && o->local_sgd_steps > 0 && m.step > o->local_sgd_warm && /* LocalSGD: agree before eval/save */
+            (st = comm_allreduce_buckets(o->comm, net.params, net.nparams, COMM_F32, COMM_AVG, o->bucket_bytes)) != TIPC_OK)
+            goto out;
         if ((st = dp_sync_from_rank0(o, &net, false)) != TIPC_OK) goto out;
         bool best = false;
         if (r->eval_during_train) {

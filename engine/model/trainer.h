@@ -4,7 +4,9 @@
  * best.ckpt), resume, --test-only evaluation. Data parallel when `comm` is set (world > 1):
  * rank 0's parameters and BN statistics are broadcast at the start, gradients are averaged in
  * fixed-order buckets after backward, parameters are checked bit-identical across ranks every
- * `check_every` steps and at each epoch end (a mismatch is a hard error), BN running statistics
+ * `check_every` steps and at each epoch end (a mismatch is a hard error; with LocalSGD the ranks'
+ * parameters differ between averages by design, so they are checked right after each average and
+ * averaged at every epoch end), BN running statistics
  * are rank 0's (broadcast before each eval, as DDP's broadcast_buffers), eval counts are summed
  * over ranks, and the local rank 0 of EVERY node writes the checkpoints, so each node's own
  * eval/export/infer stages find them without a shared file system. With simulate_world W, one
@@ -29,6 +31,8 @@ struct train_opts {
     struct comm *comm;        /* collectives (engine/dist/comm.h); NULL when world == 1 */
     size_t bucket_bytes;      /* gradient allreduce bucket (0: one call) */
     long check_every;         /* parameter identity check period in steps (0: epoch ends only) */
+    int local_sgd_steps;      /* LocalSGD: 0 off; else average parameters (not gradients) every N steps */
+    int local_sgd_warm;       /* LocalSGD: plain gradient allreduce for the first N global steps */
     int simulate_world;       /* > 1 (world 1 only): each step runs the micro-batches of this many
                                  ranks in rank order and accumulates their gradients: what a
                                  data-parallel run without SyncBN computes (rank 0's BN statistics,
