@@ -10,6 +10,7 @@
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
+#include "engine_flags.h" /* defines: flags_parse_args */
 #include "../engine/core/check.h"
 #include "../engine/core/timer.h"   /* defines: now_seconds */
 #include "../engine/core/osutil.h"  /* defines: self_exe_path, copy_file_to */
@@ -51,31 +52,21 @@ struct run_args {
 static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
 {
     memset(a, 0, sizeof *a);
+    const struct flag tbl[] = {
+        {"--dry-run", NULL, FLAG_SWITCH, &a->dry_run, NULL},
+        {"--no-prepare", NULL, FLAG_SWITCH, &a->no_prepare, NULL},
+        {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL},
+        {"--output", NULL, FLAG_STR, &a->output, NULL},
+        {"--junit", NULL, FLAG_STR, &a->junit, NULL},
+        {0},
+    };
     const char *pos[3] = {0};
     int npos = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        const char **dst = NULL;
-        const char *name = NULL;
-        if (!strcmp(s, "--dry-run")) { a->dry_run = true; continue; }
-        if (!strcmp(s, "--no-prepare")) { a->no_prepare = true; continue; }
-        if (!strncmp(s, "--node_ip", 9) || !strncmp(s, "--node-ip", 9)) { dst = &a->node_ip; name = "--node_ip"; }
-        else if (!strncmp(s, "--output", 8)) { dst = &a->output; name = "--output"; }
-        else if (!strncmp(s, "--junit", 7)) { dst = &a->junit; name = "--junit"; }
-        if (dst) {
-            const char *eq = strchr(s, '=');
-            size_t nl = strlen(name);
-            if (eq && (size_t)(eq - s) == nl) *dst = eq + 1;
-            else if (!s[nl] && i + 1 < argc) *dst = argv[++i];
-            else if (!s[nl]) return error_msg(TIPC_EUSAGE, "option '%s' needs a value", name);
-            else return error_msg(TIPC_EUSAGE, "unknown option '%s'; see 'tipc help run'", s);
-            if (!**dst) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", name);
-            continue;
-        }
-        if (s[0] == '-' && s[1] == '-') return error_msg(TIPC_EUSAGE, "unknown option '%s'; see 'tipc help run'", s);
-        if (npos == 3) return error_msg(TIPC_EUSAGE, "too many arguments ('%s'); see 'tipc help run'", s);
-        pos[npos++] = s;
-    }
+    bool help; /* main() answers --help before we get here */
+    TRY(flags_parse_args("run", usage_run, argc, argv, tbl, &help, pos, 3, &npos));
+    const char *opt[][2] = {{"--node_ip", a->node_ip}, {"--output", a->output}, {"--junit", a->junit}};
+    for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
+        if (opt[k][1] && !*opt[k][1]) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", opt[k][0]);
     if (npos < 2) {
         fputs(usage_run, stderr);
         return TIPC_EUSAGE;

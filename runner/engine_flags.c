@@ -64,7 +64,15 @@ static enum tipc_status set_value(const char *cmd, const struct flag *f, const c
 enum tipc_status flags_parse(const char *cmd, const char *usage, int argc, char **argv,
                              const struct flag *tbl, bool *help)
 {
+    int npos = 0;
+    return flags_parse_args(cmd, usage, argc, argv, tbl, help, NULL, 0, &npos);
+}
+
+enum tipc_status flags_parse_args(const char *cmd, const char *usage, int argc, char **argv,
+                                  const struct flag *tbl, bool *help, const char **pos, int maxpos, int *npos)
+{
     *help = false;
+    *npos = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -72,7 +80,11 @@ enum tipc_status flags_parse(const char *cmd, const char *usage, int argc, char 
             *help = true;
             return TIPC_OK;
         }
-        if (a[0] != '-') return error_msg(TIPC_EUSAGE, "%s: unexpected argument '%s'", cmd, a);
+        if (a[0] != '-') {
+            if (*npos >= maxpos) return error_msg(TIPC_EUSAGE, "%s: unexpected argument '%s'", cmd, a);
+            pos[(*npos)++] = a;
+            continue;
+        }
         const char *eq = strchr(a, '=');
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
         const struct flag *f = find_flag(tbl, a, len);

@@ -1,5 +1,5 @@
-/* engine_flags.h: the flag parser shared by the engine subcommands (train, export, infer,
- * bench). Step6/argparse style: `--name value` and `--name=value`, short aliases (`-c`, `-b`),
+/* engine_flags.h: the flag parser shared by the subcommands (train, export, infer, bench,
+ * run). Step6/argparse style: `--name value` and `--name=value`, short aliases (`-c`, `-b`),
  * switches (`--test-only`, also `--test-only=True`), repeatable lists (`-o K=V`). Numbers go
  * through parse.h; a bad value or an unknown flag is a usage error naming the flag.
  * Not here: the YAML recipe (engine/io/recipe.h). */
@@ -27,5 +27,9 @@ void flag_list_free(struct flag_list *l);
  * to stdout and returns TIPC_OK with *help set. Values of FLAG_STR point into argv. */
 enum tipc_status flags_parse(const char *cmd, const char *usage, int argc, char **argv,
                              const struct flag *tbl, bool *help);
+/* The same, also taking up to `maxpos` positional arguments (in order) into pos[0..*npos);
+ * one more is a usage error. flags_parse is this with maxpos 0. */
+enum tipc_status flags_parse_args(const char *cmd, const char *usage, int argc, char **argv,
+                                  const struct flag *tbl, bool *help, const char **pos, int maxpos, int *npos);
 
 #endif
