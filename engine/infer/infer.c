@@ -198,10 +198,13 @@ void infer_plan(struct infer_model *m, int N)
 void infer_free(struct infer_model *m)
 {
     if (!m) return;
+    infer_team_free(m);
     if (m->be.ops) {
         if (m->acts) m->be.ops->free(m->be.ctx, m->acts);
         if (m->scratch) m->be.ops->free(m->be.ctx, m->scratch);
+        if (m->packed) m->be.ops->free(m->be.ctx, m->packed);
     }
+    free(m->pack_off);
     free(m->layers);
     free(m->slots);
     free(m->weights);
@@ -213,41 +216,53 @@ void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n)
 {
     CHECK(n <= m->N, "batch %d over planned %d", n, m->N);
     size_t np = (size_t)n * m->slots[0].H * m->slots[0].W;
-    m->be.ops->normalize_u8(m->be.ctx, m->acts + m->slot_off[0], images, np);
+    if (m->be.ops == &backend_cpu_ops) /* one thread: an OpenMP team left spinning after it would
+                                         * compete with the pass's helper threads for the cores */
+        normalize_u8_part_cpu(m->acts + m->slot_off[0], images, np, 0, 1);
+    else
+        m->be.ops->normalize_u8(m->be.ctx, m->acts + m->slot_off[0], images, np);
+}
+
+void infer_layer_forward(struct infer_model *m, int i, int n)
+{
+    const struct backend_ops *o = m->be.ops;
+    void *cx = m->be.ctx;
+    const struct infer_layer *l = &m->layers[i];
+    const struct infer_slot *si = &m->slots[l->in], *so = &m->slots[l->out];
+    float *x = m->acts + m->slot_off[l->in], *y = m->acts + m->slot_off[l->out];
+    const float *w = m->weights + l->w_off, *b = m->weights + l->b_off;
+    size_t cnt = (size_t)n * si->H * si->W * si->C;
+    switch ((enum infer_kind)l->kind) {
+    case INF_CONV: {
+        struct conv2d_desc d = idesc(m, l, n);
+        o->conv2d_forward(cx, y, x, w, &d, m->scratch);
+        o->bias_act_forward(cx, y, b, (size_t)n * so->H * so->W, so->C, (enum act_kind)l->act);
+        break;
+    }
+    case INF_LINEAR:
+        o->linear_forward(cx, y, x, w, b, n, si->C, l->Co);
+        if (l->act != ACT_NONE) o->act_forward(cx, y, y, (size_t)n * l->Co, (enum act_kind)l->act);
+        break;
+    case INF_ACT: o->act_forward(cx, y, x, cnt, (enum act_kind)l->act); break;
+    case INF_POOL: o->avgpool_forward(cx, y, x, n, si->H * si->W, si->C); break;
+    case INF_SCALE:
+        o->scale_forward(cx, y, x, m->acts + m->slot_off[l->in2], n, si->H * si->W, si->C);
+        break;
+    case INF_ADD: o->add_forward(cx, y, x, m->acts + m->slot_off[l->in2], cnt); break;
+    case INF_SOFTMAX: o->softmax_forward(cx, y, x, n, si->C); break;
+    case INF_KIND_COUNT: BUG("inference layer kind");
+    }
 }
 
 void infer_forward(struct infer_model *m, int n)
 {
-    const struct backend_ops *o = m->be.ops;
-    void *cx = m->be.ctx;
     CHECK(n > 0 && n <= m->N, "batch %d of planned %d", n, m->N);
-    for (int i = 0; i < m->nlayers; i++) {
-        const struct infer_layer *l = &m->layers[i];
-        const struct infer_slot *si = &m->slots[l->in], *so = &m->slots[l->out];
-        float *x = m->acts + m->slot_off[l->in], *y = m->acts + m->slot_off[l->out];
-        const float *w = m->weights + l->w_off, *b = m->weights + l->b_off;
-        size_t cnt = (size_t)n * si->H * si->W * si->C;
-        switch ((enum infer_kind)l->kind) {
-        case INF_CONV: {
-            struct conv2d_desc d = idesc(m, l, n);
-            o->conv2d_forward(cx, y, x, w, &d, m->scratch);
-            o->bias_act_forward(cx, y, b, (size_t)n * so->H * so->W, so->C, (enum act_kind)l->act);
-            break;
-        }
-        case INF_LINEAR:
-            o->linear_forward(cx, y, x, w, b, n, si->C, l->Co);
-            if (l->act != ACT_NONE) o->act_forward(cx, y, y, (size_t)n * l->Co, (enum act_kind)l->act);
-            break;
-        case INF_ACT: o->act_forward(cx, y, x, cnt, (enum act_kind)l->act); break;
-        case INF_POOL: o->avgpool_forward(cx, y, x, n, si->H * si->W, si->C); break;
-        case INF_SCALE:
-            o->scale_forward(cx, y, x, m->acts + m->slot_off[l->in2], n, si->H * si->W, si->C);
-            break;
-        case INF_ADD: o->add_forward(cx, y, x, m->acts + m->slot_off[l->in2], cnt); break;
-        case INF_SOFTMAX: o->softmax_forward(cx, y, x, n, si->C); break;
-        case INF_KIND_COUNT: BUG("inference layer kind");
-        }
+    /* TIPC_INFER_PER_OP: the op-by-op schedule on the CPU too (A/B benchmarks) */
+    if (m->be.ops == &backend_cpu_ops && !getenv("TIPC_INFER_PER_OP")) {
+        infer_forward_cpu(m, n);
+        return;
     }
+    for (int i = 0; i < m->nlayers; i++) infer_layer_forward(m, i, n);
 }
 
 const float *infer_output(const struct infer_model *m) { return m->acts + m->slot_off[m->probs_slot]; }

@@ -34,6 +34,8 @@ struct infer_model {
     int N;                           /* planned batch */
     size_t *slot_off;                /* (nslots) offsets in acts, shared by liveness */
     float *acts, *scratch; size_t nacts, nscratch;
+    float *packed; size_t *pack_off; /* CPU: per-layer re-laid-out conv weights (infer_cpu.c) */
+    struct infer_team *team;         /* CPU: helper threads of the pass schedule (infer_cpu.c) */
 };
 
 /* Fold a (trained) net into an inference model planned for batches up to N. */
@@ -48,6 +50,13 @@ enum tipc_status infer_load(struct infer_model *m, const char *path, int N, stru
 
 void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n);
 void infer_forward(struct infer_model *m, int n);
+/* layer i alone, op by op through the backend */
+void infer_layer_forward(struct infer_model *m, int i, int n);
+/* the CPU backend's schedule of infer_forward (layers in parts claimed by a thread team), and
+ * part p of np of layer i on the calling thread (infer_cpu.c) */
+void infer_forward_cpu(struct infer_model *m, int n);
+void infer_layer_part_cpu(struct infer_model *m, int i, int n, int p, int np);
+void infer_team_free(struct infer_model *m); /* stop the helper threads (infer_free does) */
 const float *infer_output(const struct infer_model *m); /* (n, K) probabilities */
 const float *infer_logits(const struct infer_model *m); /* (n, K) */
 

@@ -16,6 +16,7 @@
  * Not here: layer bookkeeping (model/net.h) and backend dispatch (backend/backend.h). */
 #ifndef TIPC_OPS_H
 #define TIPC_OPS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +69,8 @@ void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, 
 
 /* ---- inference epilogue: y[m, c] = act(y[m, c] + b[c]) over (M, C), in place (BN folded) ---- */
 void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k);
+/* the same on a (rows, cols) block of a matrix with leading dimension ldy, b the block's bias */
+void bias_act_block_cpu(float *y, size_t ldy, const float *b, int rows, int cols, enum act_kind k);
 /* ---- softmax over rows: (N, K) -> (N, K) ---------------------------------------------------- */
 void softmax_forward_cpu(float *out, const float *in, int N, int K);
 
@@ -107,5 +110,41 @@ void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels
 /* ---- momentum SGD with L2 weight decay (PyTorch SGD, dampening 0, not Nesterov) ---------------
  * g' = g + wd*p; m = mu*m + g'; p -= lr*m. */
 void sgd_step_cpu(float *p, float *m, const float *g, size_t n, float lr, float mu, float wd);
+
+/* ---- inference in parts: each op's work cut into nparts pieces, part `part` computed by the
+ * calling thread alone (no OpenMP inside), so a whole forward pass runs in ONE parallel region
+ * with a barrier between layers (engine/infer/infer_cpu.c). Splits are deterministic. */
+
+/* [lo, hi) of n items for part p of np, boundaries on multiples of align (the last part ends at n) */
+static inline void part_range(int n, int p, int np, int align, int *lo, int *hi)
+{
+    int units = (n + align - 1) / align;
+    int a = (int)((long)units * p / np) * align, b = (int)((long)units * (p + 1) / np) * align;
+    *lo = a < n ? a : n;
+    *hi = b < n ? b : n;
+}
+/* pointwise, depthwise and direct (few input channels) convs have parts; others do not */
+bool conv2d_has_parts(const struct conv2d_desc *d);
+/* weights re-laid out once for inference (0 floats: none needed) */
+size_t conv2d_packed_floats(const struct conv2d_desc *d);
+void conv2d_pack_cpu(float *packed, const float *w, const float *bias, const struct conv2d_desc *d);
+/* out = act(conv(in, w) + bias) for one part */
+void conv2d_bias_act_part_cpu(float *out, const float *in, const float *w, const float *packed, const float *bias,
+                              enum act_kind act, const struct conv2d_desc *d, int part, int nparts);
+/* pointwise conv for inference (pwconv.c): weights packed in 16-column panels, out rows
+ * [r0, r1) x columns [c0, c1) (c0 a multiple of 16) = act(in . w^T + bias), the bias packed too */
+size_t pwconv_packed_floats(int Ci, int Co);
+void pwconv_pack_cpu(float *packed, const float *w, const float *bias, int Ci, int Co);
+void pwconv_bias_act_cpu(float *out, const float *in, const float *packed, enum act_kind act, int Ci, int Co,
+                         int r0, int r1, int c0, int c1);
+/* out = act(in w^T + b), output features split; b required */
+void linear_act_part_cpu(float *out, const float *in, const float *w, const float *b, enum act_kind act, int N,
+                         int Ci, int Co, int part, int nparts);
+void avgpool_forward_part_cpu(float *out, const float *in, int N, int P, int C, int part, int nparts);
+void scale_forward_part_cpu(float *out, const float *x, const float *g, int N, int P, int C, int part, int nparts);
+void add_forward_part_cpu(float *out, const float *a, const float *b, size_t n, int part, int nparts);
+void act_forward_part_cpu(float *out, const float *in, size_t n, enum act_kind k, int part, int nparts);
+void softmax_forward_part_cpu(float *out, const float *in, int N, int K, int part, int nparts);
+void normalize_u8_part_cpu(float *out, const uint8_t *in, size_t npix, int part, int nparts);
 
 #endif

@@ -3,6 +3,8 @@
  * loader's rejection of truncated, corrupted and hostile files. */
 #include "testutil.h"
 
+#include <omp.h>
+
 #include "../../engine/infer/infer.h"
 #include "../../engine/model/mobilenet_v3.h"
 
@@ -157,10 +159,74 @@ static void test_save_load_roundtrip_and_damage(void **state)
     net_free(&net);
 }
 
+/* Every layer of the CPU pass schedule, cut into 1, 2, 3, 5 and 8 parts run one after the
+ * other, equals the op-by-op layer (the parts must tile the output exactly: a missed or
+ * doubled block shows here), and whole passes with 1-3 helper threads equal the op-by-op
+ * pass, at batch 4 and at batch 1 (other splits: few pixels split channels). */
+static void check_parts(int N, int res, float width)
+{
+    struct net net;
+    struct mbv3_config cfg = {.num_classes = 10, .width_mult = width, .resolution = res, .dropout = 0.0f};
+    mobilenet_v3_small_build(&net, &cfg, N, CPU);
+    net_init_params(&net, 3);
+    for (size_t i = 0; i < net.nstats; i++) net.stats[i] = 0.5f + 0.25f * (float)(i % 4); /* means and variances */
+    struct infer_model m;
+    infer_from_net(&m, &net, N);
+    uint8_t *img = malloc((size_t)N * res * res * 3);
+    for (size_t i = 0; i < (size_t)N * res * res * 3; i++) img[i] = (uint8_t)(i * 37 % 251);
+    infer_set_input_u8(&m, img, N);
+    static const int nps[] = {1, 2, 3, 5, 8};
+    for (int i = 0; i < m.nlayers; i++) {
+        const struct infer_slot *so = &m.slots[m.layers[i].out];
+        size_t cnt = (size_t)N * so->H * so->W * so->C;
+        float *y = m.acts + m.slot_off[m.layers[i].out], *want = malloc(cnt * sizeof(float));
+        infer_layer_forward(&m, i, N);
+        memcpy(want, y, cnt * sizeof(float));
+        double big = 1e-30; /* summation orders differ: tolerance relative to the layer's scale */
+        for (size_t e = 0; e < cnt; e++) big = fabs(want[e]) > big ? fabs(want[e]) : big;
+        for (size_t k = 0; k < sizeof nps / sizeof nps[0]; k++) {
+            for (size_t e = 0; e < cnt; e++) y[e] = NAN;
+            for (int p = 0; p < nps[k]; p++) infer_layer_part_cpu(&m, i, N, p, nps[k]);
+            char label[64];
+            snprintf(label, sizeof label, "layer %d in %d parts", i, nps[k]);
+            assert_allclose(y, want, cnt, 1e-5 * big, 1e-5, label);
+        }
+        memcpy(y, want, cnt * sizeof(float));
+        free(want);
+    }
+    float *ref = malloc((size_t)N * 10 * sizeof(float)), mx = 0;
+    setenv("TIPC_INFER_PER_OP", "1", 1);
+    infer_forward(&m, N);
+    unsetenv("TIPC_INFER_PER_OP");
+    memcpy(ref, infer_logits(&m), (size_t)N * 10 * sizeof(float));
+    for (int k = 0; k < N * 10; k++) mx = fabsf(ref[k]) > mx ? fabsf(ref[k]) : mx;
+    assert_true(mx > 1e-3f && mx < 1e3f); /* a net whose logits mean something */
+    for (int t = 1; t <= 3; t++) {
+        omp_set_num_threads(t);
+        for (int rep = 0; rep < 3; rep++) { /* again: later passes reuse the team */
+            memset(m.acts + m.slot_off[m.logits_slot], 0, (size_t)N * 10 * sizeof(float));
+            infer_forward(&m, N);
+            assert_allclose(infer_logits(&m), ref, (size_t)N * 10, 1e-5, 1e-4, "team pass logits");
+        }
+    }
+    omp_set_num_threads(1);
+    free(ref);
+    free(img);
+    infer_free(&m);
+    net_free(&net);
+}
+
+static void test_parts_tile_each_layer(void **state)
+{
+    check_parts(4, 64, 0.25f);
+    check_parts(1, 96, 0.5f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_folded_matches_pytorch_eval),
+        cmocka_unit_test(test_parts_tile_each_layer),
         cmocka_unit_test(test_save_load_roundtrip_and_damage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

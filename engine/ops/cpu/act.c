@@ -142,32 +142,81 @@ void dropout_backward_cpu(float *din, const float *dout, const float *mask, size
     }
 }
 
-void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k)
+void bias_act_block_cpu(float *y, size_t ldy, const float *b, int rows, int cols, enum act_kind k)
 {
-#pragma omp parallel for schedule(dynamic, 8) if (M * (size_t)C >= OMP_MIN_WORK)
-    for (size_t m = 0; m < M; m++) {
-        float *r = y + m * (size_t)C;
+    for (int m = 0; m < rows; m++) {
+        float *r = y + (size_t)m * ldy;
         switch (k) {
         case ACT_NONE:
-            for (int c = 0; c < C; c++) r[c] += b[c];
+            for (int c = 0; c < cols; c++) r[c] += b[c];
             break;
         case ACT_RELU:
-            for (int c = 0; c < C; c++) { float v = r[c] + b[c]; r[c] = v > 0 ? v : 0.0f; }
+            for (int c = 0; c < cols; c++) { float v = r[c] + b[c]; r[c] = v > 0 ? v : 0.0f; }
             break;
         case ACT_HARDSWISH:
-            for (int c = 0; c < C; c++) { float v = r[c] + b[c]; r[c] = v * relu6(v + 3.0f) * (1.0f / 6.0f); }
+            for (int c = 0; c < cols; c++) { float v = r[c] + b[c]; r[c] = v * relu6(v + 3.0f) * (1.0f / 6.0f); }
             break;
         case ACT_HARDSIGMOID:
-            for (int c = 0; c < C; c++) r[c] = relu6(r[c] + b[c] + 3.0f) * (1.0f / 6.0f);
+            for (int c = 0; c < cols; c++) r[c] = relu6(r[c] + b[c] + 3.0f) * (1.0f / 6.0f);
             break;
         }
     }
 }
 
+void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k)
+{
+#pragma omp parallel for schedule(dynamic, 8) if (M * (size_t)C >= OMP_MIN_WORK)
+    for (size_t m = 0; m < M; m++) bias_act_block_cpu(y + m * (size_t)C, (size_t)C, b, 1, C, k);
+}
+
+static const float img_mean[3] = {0.485f, 0.456f, 0.406f}, img_std[3] = {0.229f, 0.224f, 0.225f};
+
 void normalize_u8_cpu(float *out, const uint8_t *in, size_t npix)
 {
-    static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
 #pragma omp parallel for schedule(dynamic, 16384) if (npix * 3 >= OMP_MIN_WORK)
     for (size_t i = 0; i < npix; i++)
-        for (int c = 0; c < 3; c++) out[i * 3 + c] = (in[i * 3 + c] * (1.0f / 255.0f) - mean[c]) / stdv[c];
+        for (int c = 0; c < 3; c++) out[i * 3 + c] = (in[i * 3 + c] * (1.0f / 255.0f) - img_mean[c]) / img_std[c];
+}
+
+void normalize_u8_part_cpu(float *out, const uint8_t *in, size_t npix, int part, int nparts)
+{
+    int lo, hi;
+    part_range((int)npix, part, nparts, 16, &lo, &hi);
+    for (size_t i = (size_t)lo; i < (size_t)hi; i++)
+        for (int c = 0; c < 3; c++) out[i * 3 + c] = (in[i * 3 + c] * (1.0f / 255.0f) - img_mean[c]) / img_std[c];
+}
+
+/* ---- parts (ops.h): one thread each, element ranges on 16-float boundaries ---- */
+
+void add_forward_part_cpu(float *out, const float *a, const float *b, size_t n, int part, int nparts)
+{
+    int lo, hi;
+    part_range((int)n, part, nparts, 16, &lo, &hi);
+    for (int i = lo; i < hi; i++) out[i] = a[i] + b[i];
+}
+
+void act_forward_part_cpu(float *out, const float *in, size_t n, enum act_kind k, int part, int nparts)
+{
+    int lo, hi;
+    part_range((int)n, part, nparts, 16, &lo, &hi);
+    if (k == ACT_NONE) {
+        if (out != in && hi > lo) memmove(out + lo, in + lo, (size_t)(hi - lo) * sizeof(float));
+        return;
+    }
+    for (int i = lo; i < hi; i++) {
+        float x = in[i];
+        out[i] = k == ACT_RELU ? (x > 0 ? x : 0.0f)
+                 : k == ACT_HARDSWISH ? x * relu6(x + 3.0f) * (1.0f / 6.0f) : relu6(x + 3.0f) * (1.0f / 6.0f);
+    }
+}
+
+void scale_forward_part_cpu(float *out, const float *x, const float *g, int N, int P, int C, int part, int nparts)
+{
+    int lo, hi;
+    part_range(N * P, part, nparts, 1, &lo, &hi);
+    for (int r = lo; r < hi; r++) {
+        const float *gn = g + (size_t)(r / P) * C, *xr = x + (size_t)r * C;
+        float *o = out + (size_t)r * C;
+        for (int c = 0; c < C; c++) o[c] = xr[c] * gn[c];
+    }
 }

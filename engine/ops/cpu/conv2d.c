@@ -1,7 +1,8 @@
 /* conv2d.c: grouped 2-D convolution on NHWC activations, CPU reference (see ops.h).
  * Three paths: pointwise (one sgemm over the whole batch), depthwise (own kernel, vectorised
  * over channels), and the general grouped case through im2col + sgemm (the stem conv).
- * Not here: bias (MobileNetV3 convs have none; BN follows), dilation. */
+ * Inference also runs each conv in parts (one per thread) with the folded-BN bias and the
+ * activation applied to each part while it is in cache. Not here: dilation. */
 
 /* -std=c11 turns off FMA contraction; the conv kernels are chains of multiply-adds */
 #pragma GCC optimize("fp-contract=fast")
@@ -9,16 +10,8 @@
 #include <string.h>
 
 #include "gemm.h"
-#include "../ops.h"
+#include "simd.h"
 
-/* 16 floats in (one AVX-512 or two AVX) registers: GCC vector extension, so accumulators stay
- * in registers across a kernel's taps (a float[16] went through the stack every tap). */
-typedef float v16 __attribute__((vector_size(64)));
-static inline v16 ld16(const float *p) { v16 v; memcpy(&v, p, sizeof v); return v; }
-static inline void st16(float *p, v16 v) { memcpy(p, &v, sizeof v); }
-typedef float v8 __attribute__((vector_size(32)));
-static inline v8 ld8(const float *p) { v8 v; memcpy(&v, p, sizeof v); return v; }
-static inline void st8(float *p, v8 v) { memcpy(p, &v, sizeof v); }
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -111,12 +104,13 @@ static void dw_transpose(float *wt, const float *w, int C, int KK)
 }
 
 /* Depthwise blocks: VW channels (a v16 or v8 register) of 4 neighbouring output pixels (four
- * independent accumulator chains) or of one pixel, summed over the taps in registers and
- * stored once. `base` is the input at the block's top-left tap, sx the input step between
- * neighbouring output pixels, taps ky0..ky1 x kx0..kx1. */
+ * independent accumulator chains), or 4 x VW channels of one pixel (again four chains), summed
+ * over the taps in registers, then act(x + bias) when bias is given (inference), stored once.
+ * `base` is the input at the block's top-left tap, sx the input step between neighbouring
+ * output pixels, taps ky0..ky1 x kx0..kx1. */
 #define DW_BLOCKS(VT, VW, LD, ST)                                                                     \
     static void dw4_##VW(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, \
-                         int ky1, int W, size_t sx)                                                   \
+                         int ky1, int W, size_t sx, const float *bias, enum act_kind act)             \
     {                                                                                                 \
         VT a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                                    \
         for (int ky = ky0; ky < ky1; ky++)                                                            \
@@ -128,124 +122,168 @@ static void dw_transpose(float *wt, const float *w, int C, int KK)
                 a2 += LD(ip + 2 * sx) * wv;                                                           \
                 a3 += LD(ip + 3 * sx) * wv;                                                           \
             }                                                                                         \
+        if (bias) {                                                                                   \
+            VT b = LD(bias + c0);                                                                     \
+            a0 = act##VW(a0 + b, act), a1 = act##VW(a1 + b, act);                                     \
+            a2 = act##VW(a2 + b, act), a3 = act##VW(a3 + b, act);                                     \
+        }                                                                                             \
         ST(o + c0, a0), ST(o + C + c0, a1), ST(o + 2 * C + c0, a2), ST(o + 3 * C + c0, a3);          \
     }                                                                                                 \
     static void dw1_##VW(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, \
-                         int ky1, int kx0, int kx1, int W)                                            \
+                         int ky1, int kx0, int kx1, int W, const float *bias, enum act_kind act)      \
     {                                                                                                 \
         VT acc = {0};                                                                                 \
         for (int ky = ky0; ky < ky1; ky++)                                                            \
             for (int kx = kx0; kx < kx1; kx++)                                                        \
                 acc += LD(base + ((size_t)ky * W + kx) * C + c0) * LD(wt + (size_t)(ky * K + kx) * C + c0); \
+        if (bias) acc = act##VW(acc + LD(bias + c0), act);                                            \
         ST(o + c0, acc);                                                                              \
     }
 DW_BLOCKS(v16, 16, ld16, st16)
 DW_BLOCKS(v8, 8, ld8, st8)
 
-/* Channels in chunks of 16, then 8 (MobileNetV3's widths are multiples of 8), then scalars. */
-static void dw_pixel(float *o, const float *base, const float *wt, int C, int K, int ky0, int ky1, int kx0,
-                     int kx1, int W)
+/* 64 channels of one pixel: four chains (one chain of 25 dependent multiply-adds per 16
+ * channels left the FMA units idle on 7x7 maps, where every pixel is a border pixel) */
+static void dw1x4_16(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, int ky1,
+                     int kx0, int kx1, int W, const float *bias, enum act_kind act)
 {
-    int c = 0;
-    for (; c + 16 <= C; c += 16) dw1_16(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W);
-    for (; c + 8 <= C; c += 8) dw1_8(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W);
-    for (; c < C; c++) {
+    v16 a[4] = {{0}};
+    for (int ky = ky0; ky < ky1; ky++)
+        for (int kx = kx0; kx < kx1; kx++) {
+            const float *ip = base + ((size_t)ky * W + kx) * C + c0, *wp = wt + (size_t)(ky * K + kx) * C + c0;
+            for (int j = 0; j < 4; j++) a[j] += ld16(ip + 16 * j) * ld16(wp + 16 * j);
+        }
+    for (int j = 0; j < 4; j++) {
+        if (bias) a[j] = act16(a[j] + ld16(bias + c0 + 16 * j), act);
+        st16(o + c0 + 16 * j, a[j]);
+    }
+}
+
+/* Channels in chunks of 64, 16, then 8 (MobileNetV3's widths are multiples of 8), then scalars. */
+static void dw_pixel(float *o, const float *base, const float *wt, int C, int c0, int c1, int K, int ky0, int ky1,
+                     int kx0, int kx1, int W, const float *bias, enum act_kind act)
+{
+    int c = c0;
+    for (; c + 64 <= c1; c += 64) dw1x4_16(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W, bias, act);
+    for (; c + 16 <= c1; c += 16) dw1_16(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W, bias, act);
+    for (; c + 8 <= c1; c += 8) dw1_8(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W, bias, act);
+    for (; c < c1; c++) {
         float a = 0;
         for (int ky = ky0; ky < ky1; ky++)
             for (int kx = kx0; kx < kx1; kx++) a += base[((size_t)ky * W + kx) * C + c] * wt[(size_t)(ky * K + kx) * C + c];
+        if (bias) bias_act_block_cpu(&a, 1, bias + c, 1, 1, act);
         o[c] = a;
+    }
+}
+
+/* Channels [c0, c1) of one output row (image n, row oy) of the depthwise conv; wt is the
+ * (KK, C) transposed weight. c0 is a multiple of 8. With bias: act(conv + bias). */
+static void dw_forward_row(float *out, const float *in, const float *wt, const struct conv2d_desc *d, int n, int oy,
+                           int c0, int c1, const float *bias, enum act_kind act)
+{
+    int C = d->Cin, K = d->K;
+    int ky0 = 0, ky1 = K, iy0 = oy * d->stride - d->pad;
+    if (iy0 < 0) ky0 = -iy0;
+    if (iy0 + K > d->H) ky1 = d->H - iy0;
+    for (int ox = 0; ox < d->Wo; ox++) {
+        int ix0 = ox * d->stride - d->pad;
+        float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
+        const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * C;
+        if (ix0 >= 0 && ox + 3 < d->Wo && (ox + 3) * d->stride - d->pad + K <= d->W && (c1 - c0) % 8 == 0) {
+            size_t sx = (size_t)d->stride * C;
+            int c = c0;
+            for (; c + 16 <= c1; c += 16) dw4_16(o, base, wt, C, c, K, ky0, ky1, d->W, sx, bias, act);
+            for (; c < c1; c += 8) dw4_8(o, base, wt, C, c, K, ky0, ky1, d->W, sx, bias, act);
+            ox += 3;
+            continue;
+        }
+        int kx0 = ix0 < 0 ? -ix0 : 0, kx1 = ix0 + K > d->W ? d->W - ix0 : K;
+        dw_pixel(o, base, wt, C, c0, c1, K, ky0, ky1, kx0, kx1, d->W, bias, act);
     }
 }
 
 static void depthwise_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d,
                               float *wt)
 {
-    int C = d->Cin, K = d->K, C8 = C / 8 * 8;
-    dw_transpose(wt, w, C, K * K);
-#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * K * K * C >= OMP_MIN_WORK)
+    dw_transpose(wt, w, d->Cin, d->K * d->K);
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
-        for (int oy = 0; oy < d->Ho; oy++) {
-            int ky0 = 0, ky1 = K, iy0 = oy * d->stride - d->pad;
-            if (iy0 < 0) ky0 = -iy0;
-            if (iy0 + K > d->H) ky1 = d->H - iy0;
-            for (int ox = 0; ox < d->Wo; ox++) {
-                int ix0 = ox * d->stride - d->pad;
-                float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
-                const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * C;
-                if (ix0 >= 0 && ox + 3 < d->Wo && (ox + 3) * d->stride - d->pad + K <= d->W && C8 == C) {
-                    size_t sx = (size_t)d->stride * C;
-                    int c = 0;
-                    for (; c + 16 <= C; c += 16) dw4_16(o, base, wt, C, c, K, ky0, ky1, d->W, sx);
-                    for (; c < C; c += 8) dw4_8(o, base, wt, C, c, K, ky0, ky1, d->W, sx);
-                    ox += 3;
-                    continue;
-                }
-                int kx0 = ix0 < 0 ? -ix0 : 0, kx1 = ix0 + K > d->W ? d->W - ix0 : K;
-                dw_pixel(o, base, wt, C, K, ky0, ky1, kx0, kx1, d->W);
-            }
-        }
+        for (int oy = 0; oy < d->Ho; oy++) dw_forward_row(out, in, wt, d, n, oy, 0, d->Cin, NULL, ACT_NONE);
 }
 
 /* Dense conv with few input channels (the stem: 3): direct, vectorised over Cout, with the
  * weights transposed to (K, K, Cin, Cout) in scratch. Forward only; backward uses im2col. */
 
-static void direct_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d, float *wt)
+/* Transposed stem weights (K, K, Cin, Cout) so the inner loop runs over Cout. */
+static void direct_pack(float *wt, const float *w, const struct conv2d_desc *d)
 {
     int K = d->K, Ci = d->Cin, Co = d->Cout;
     for (int co = 0; co < Co; co++)
         for (int ci = 0; ci < Ci; ci++)
             for (int k = 0; k < K * K; k++) wt[((size_t)k * Ci + ci) * Co + co] = w[((size_t)co * Ci + ci) * K * K + k];
-#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * K * K * Ci * Co >= OMP_MIN_WORK)
-    for (int n = 0; n < d->N; n++)
-        for (int oy = 0; oy < d->Ho; oy++)
-            for (int ox = 0; ox < d->Wo; ox++) {
-                float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Co;
-                int iy0 = oy * d->stride - d->pad, ix0 = ox * d->stride - d->pad;
-                bool inside8 = iy0 >= 0 && iy0 + K <= d->H && ix0 >= 0 && ox + 7 < d->Wo &&
-                               (ox + 7) * d->stride - d->pad + K <= d->W && Co % 16 == 0;
-                if (inside8) { /* eight pixels, eight independent accumulator chains */
-                    size_t sx = (size_t)d->stride * Ci;
-                    const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * Ci;
-                    for (int c0 = 0; c0 < Co; c0 += 16) {
-                        v16 a[8] = {{0}};
-                        for (int ky = 0; ky < K; ky++)
-                            for (int kx = 0; kx < K; kx++) {
-                                const float *ip = base + ((size_t)ky * d->W + kx) * Ci;
-                                const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
-                                for (int ci = 0; ci < Ci; ci++, wp += Co) {
-                                    v16 wv = ld16(wp);
-                                    for (int p = 0; p < 8; p++) a[p] += ip[ci + p * sx] * wv;
-                                }
-                            }
-                        for (int p = 0; p < 8; p++) st16(o + (size_t)p * Co + c0, a[p]);
-                    }
-                    ox += 7;
-                    continue;
-                }
-                for (int c0 = 0; c0 < Co; c0 += 16) {
-                    int cn = Co - c0 < 16 ? Co - c0 : 16;
-                    v16 acc = {0};
-                    float part[16] = {0};
-                    for (int ky = 0; ky < K; ky++) {
-                        int iy = oy * d->stride - d->pad + ky;
-                        if (iy < 0 || iy >= d->H) continue;
-                        for (int kx = 0; kx < K; kx++) {
-                            int ix = ox * d->stride - d->pad + kx;
-                            if (ix < 0 || ix >= d->W) continue;
-                            const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * Ci;
-                            const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
-                            for (int ci = 0; ci < Ci; ci++, wp += Co) {
-                                if (cn == 16)
-                                    acc += ip[ci] * ld16(wp);
-                                else
-                                    for (int j = 0; j < cn; j++) part[j] += ip[ci] * wp[j];
-                            }
+}
+
+/* One output row (image n, row oy) of the direct conv. */
+static void direct_forward_row(float *out, const float *in, const float *wt, const struct conv2d_desc *d, int n,
+                               int oy)
+{
+    int K = d->K, Ci = d->Cin, Co = d->Cout;
+    for (int ox = 0; ox < d->Wo; ox++) {
+        float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Co;
+        int iy0 = oy * d->stride - d->pad, ix0 = ox * d->stride - d->pad;
+        bool inside8 = iy0 >= 0 && iy0 + K <= d->H && ix0 >= 0 && ox + 7 < d->Wo &&
+                       (ox + 7) * d->stride - d->pad + K <= d->W && Co % 16 == 0;
+        if (inside8) { /* eight pixels, eight independent accumulator chains */
+            size_t sx = (size_t)d->stride * Ci;
+            const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * Ci;
+            for (int c0 = 0; c0 < Co; c0 += 16) {
+                v16 a[8] = {{0}};
+                for (int ky = 0; ky < K; ky++)
+                    for (int kx = 0; kx < K; kx++) {
+                        const float *ip = base + ((size_t)ky * d->W + kx) * Ci;
+                        const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
+                        for (int ci = 0; ci < Ci; ci++, wp += Co) {
+                            v16 wv = ld16(wp);
+                            for (int p = 0; p < 8; p++) a[p] += ip[ci + p * sx] * wv;
                         }
                     }
-                    if (cn == 16) st16(o + c0, acc);
-                    else memcpy(o + c0, part, sizeof(float) * (size_t)cn);
+                for (int p = 0; p < 8; p++) st16(o + (size_t)p * Co + c0, a[p]);
+            }
+            ox += 7;
+            continue;
+        }
+        for (int c0 = 0; c0 < Co; c0 += 16) {
+            int cn = Co - c0 < 16 ? Co - c0 : 16;
+            v16 acc = {0};
+            float part[16] = {0};
+            for (int ky = 0; ky < K; ky++) {
+                int iy = oy * d->stride - d->pad + ky;
+                if (iy < 0 || iy >= d->H) continue;
+                for (int kx = 0; kx < K; kx++) {
+                    int ix = ox * d->stride - d->pad + kx;
+                    if (ix < 0 || ix >= d->W) continue;
+                    const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * Ci;
+                    const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
+                    for (int ci = 0; ci < Ci; ci++, wp += Co) {
+                        if (cn == 16)
+                            acc += ip[ci] * ld16(wp);
+                        else
+                            for (int j = 0; j < cn; j++) part[j] += ip[ci] * wp[j];
+                    }
                 }
             }
+            if (cn == 16) st16(o + c0, acc);
+            else memcpy(o + c0, part, sizeof(float) * (size_t)cn);
+        }
+    }
+}
+
+static void direct_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d, float *wt)
+{
+    direct_pack(wt, w, d);
+#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin * d->Cout >= OMP_MIN_WORK)
+    for (int n = 0; n < d->N; n++)
+        for (int oy = 0; oy < d->Ho; oy++) direct_forward_row(out, in, wt, d, n, oy);
 }
 
 /* The images are cut into at most DW_CHUNKS fixed ranges taken dynamically by the threads;
@@ -342,5 +380,54 @@ void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *
         /* dcol (M, Kd) = dout_g (M, Cog) . w_g (Cog, Kd), reusing the im2col scratch */
         gemm_cpu(0, 0, M, Kd, Cog, go, d->Cout, w + (size_t)g * Cog * Kd, Kd, 0.0f, scratch, Kd);
         col2im_add(din, scratch, d, g);
+    }
+}
+
+/* ---- inference: conv + bias + activation on one part of the output, one thread -------------- */
+
+size_t conv2d_packed_floats(const struct conv2d_desc *d)
+{
+    if (is_pointwise(d)) return pwconv_packed_floats(d->Cin, d->Cout);
+    if (is_depthwise(d)) return (size_t)d->K * d->K * d->Cin;
+    if (is_direct(d)) return (size_t)d->K * d->K * d->Cin * d->Cout;
+    return 0;
+}
+
+void conv2d_pack_cpu(float *packed, const float *w, const float *bias, const struct conv2d_desc *d)
+{
+    if (is_pointwise(d)) pwconv_pack_cpu(packed, w, bias, d->Cin, d->Cout);
+    else if (is_depthwise(d)) dw_transpose(packed, w, d->Cin, d->K * d->K);
+    else if (is_direct(d)) direct_pack(packed, w, d);
+}
+
+bool conv2d_has_parts(const struct conv2d_desc *d) { return is_pointwise(d) || is_depthwise(d) || is_direct(d); }
+
+/* The split: by output rows when there are enough of them to balance, else by channels (a
+ * 7x7 map has 7 rows; its 576 channels split evenly). A pointwise conv with few pixels splits
+ * its output channels, so each thread packs only its share of the weights. */
+void conv2d_bias_act_part_cpu(float *out, const float *in, const float *w, const float *packed, const float *bias,
+                              enum act_kind act, const struct conv2d_desc *d, int part, int nparts)
+{
+    (void)w; /* packed instead */
+    int M = d->N * d->Ho * d->Wo, R = d->N * d->Ho, Co = d->Cout;
+    int r0 = 0, r1 = R, c0 = 0, c1 = Co;
+    if (is_pointwise(d)) { /* rows are pixels here */
+        r1 = M;
+        if (M >= 8 * nparts * 16 || Co < 32 * nparts) part_range(M, part, nparts, 8, &r0, &r1);
+        else part_range(Co, part, nparts, 16, &c0, &c1);
+        pwconv_bias_act_cpu(out, in, packed, act, d->Cin, Co, r0, r1, c0, c1);
+        return;
+    }
+    bool by_rows = R >= 4 * nparts || Co < 16 * nparts || !is_depthwise(d);
+    if (by_rows) part_range(R, part, nparts, 1, &r0, &r1);
+    else part_range(Co, part, nparts, 16, &c0, &c1);
+    for (int r = r0; r < r1 && c0 < c1; r++) {
+        int n = r / d->Ho, oy = r % d->Ho;
+        if (is_depthwise(d)) {
+            dw_forward_row(out, in, packed, d, n, oy, c0, c1, bias, act);
+        } else {
+            direct_forward_row(out, in, packed, d, n, oy);
+            bias_act_block_cpu(out + (size_t)r * d->Wo * Co + c0, Co, bias + c0, d->Wo, c1 - c0, act);
+        }
     }
 }

@@ -1,6 +1,8 @@
 /* linear.c: fully connected layer y = x W^T + b through OpenBLAS sgemm, CPU reference. Also the
  * 1x1 convs of squeeze-excite, which act on pooled (N, C) vectors. */
 
+#include <cblas.h>
+
 #include "gemm.h"
 #include "../ops.h"
 #include "../../core/banned.h"
@@ -23,4 +25,19 @@ void linear_backward_cpu(float *din, float *dw, float *db, const float *dout, co
     /* din (N, Ci) += dout (N, Co) . w (Co, Ci) */
     if (din)
         gemm_cpu(0, 0, N, Ci, Co, dout, Co, w, Ci, acc ? 1.0f : 0.0f, din, Ci);
+}
+
+/* output features [lo, hi) for all N rows: sgemv for one row (streams its share of w once) */
+void linear_act_part_cpu(float *out, const float *in, const float *w, const float *b, enum act_kind act, int N,
+                         int Ci, int Co, int part, int nparts)
+{
+    int lo, hi;
+    part_range(Co, part, nparts, 16, &lo, &hi);
+    if (lo >= hi) return;
+    if (N == 1)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, hi - lo, Ci, 1.0f, w + (size_t)lo * Ci, Ci, in, 1, 0.0f, out + lo, 1);
+    else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, hi - lo, Ci, 1.0f, in, Ci, w + (size_t)lo * Ci, Ci,
+                    0.0f, out + lo, Co);
+    bias_act_block_cpu(out + lo, (size_t)Co, b + lo, N, hi - lo, act);
 }
