@@ -30,6 +30,14 @@ struct backend_ops {
     void (*batchnorm_backward)(void *ctx, float *din, float *dgamma, float *dbeta, const float *dout,
                                const float *in, const float *save_mean, const float *save_rstd,
                                const float *gamma, const float *run_var, const struct bn_desc *d, int acc);
+    /* optional (NULL: the net runs a BN and the activation after it as two ops) */
+    void (*batchnorm_act_forward)(void *ctx, float *out, float *save_mean, float *save_rstd, const float *in,
+                                  const float *gamma, const float *beta, float *run_mean, float *run_var,
+                                  const struct bn_desc *d, enum act_kind act);
+    void (*batchnorm_act_backward)(void *ctx, float *din, float *dgamma, float *dbeta, const float *dout,
+                                   const float *in, const float *save_mean, const float *save_rstd,
+                                   const float *gamma, const float *beta, const float *run_var,
+                                   const struct bn_desc *d, int acc, enum act_kind act);
     void (*act_forward)(void *ctx, float *out, const float *in, size_t n, enum act_kind k);
     void (*act_backward)(void *ctx, float *din, const float *dout, const float *in, size_t n,
                          enum act_kind k, int acc);

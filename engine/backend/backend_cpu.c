@@ -57,6 +57,19 @@ static void cpu_bn_backward(void *ctx, float *din, float *dg, float *db, const f
     (void)ctx;
     batchnorm_backward_cpu(din, dg, db, dout, in, sm, sr, g, rv, d, acc);
 }
+static void cpu_bn_act_forward(void *ctx, float *out, float *sm, float *sr, const float *in, const float *g,
+                               const float *b, float *rm, float *rv, const struct bn_desc *d, enum act_kind act)
+{
+    (void)ctx;
+    batchnorm_act_forward_cpu(out, sm, sr, in, g, b, rm, rv, d, act);
+}
+static void cpu_bn_act_backward(void *ctx, float *din, float *dg, float *db, const float *dout, const float *in,
+                                const float *sm, const float *sr, const float *g, const float *b, const float *rv,
+                                const struct bn_desc *d, int acc, enum act_kind act)
+{
+    (void)ctx;
+    batchnorm_act_backward_cpu(din, dg, db, dout, in, sm, sr, g, b, rv, d, acc, act);
+}
 static void cpu_act_forward(void *ctx, float *out, const float *in, size_t n, enum act_kind k)
 {
     (void)ctx;
@@ -161,6 +174,7 @@ const struct backend_ops backend_cpu_ops = {
     .sync = cpu_sync,
     .conv2d_forward = cpu_conv2d_forward, .conv2d_backward = cpu_conv2d_backward,
     .batchnorm_forward = cpu_bn_forward, .batchnorm_backward = cpu_bn_backward,
+    .batchnorm_act_forward = cpu_bn_act_forward, .batchnorm_act_backward = cpu_bn_act_backward,
     .act_forward = cpu_act_forward, .act_backward = cpu_act_backward,
     .bias_act_forward = cpu_bias_act, .softmax_forward = cpu_softmax,
     .normalize_u8 = cpu_normalize, .add_forward = cpu_add_forward, .add_backward = cpu_add_backward,

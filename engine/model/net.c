@@ -136,9 +136,29 @@ static void plan_grad_writes(struct net *net)
     free(written);
 }
 
+/* BN followed by the ACT that is its output's only reader: one fused op each way. The layer
+ * list (and so export and ONNX) is unchanged; the BN output slot is simply never touched. */
+static void plan_fusions(struct net *net)
+{
+    const struct backend_ops *o = net->be.ops;
+    if (!o->batchnorm_act_forward || !o->batchnorm_act_backward || getenv("TIPC_NO_FUSE")) return;
+    int *readers = xcalloc((size_t)net->nslots, sizeof(int));
+    for (int i = 0; i < net->nlayers; i++) {
+        readers[net->layers[i].in]++;
+        if (net->layers[i].in2 >= 0) readers[net->layers[i].in2]++;
+    }
+    for (int i = 0; i + 1 < net->nlayers; i++) {
+        struct layer *b = &net->layers[i], *a = &net->layers[i + 1];
+        if (b->kind == LAYER_BN && a->kind == LAYER_ACT && a->in == b->out && readers[b->out] == 1)
+            b->fuse_act = a->fused = true;
+    }
+    free(readers);
+}
+
 void net_alloc(struct net *net)
 {
     plan_grad_writes(net);
+    plan_fusions(net);
     const struct backend_ops *o = net->be.ops;
     void *cx = net->be.ctx;
     net->params = o->alloc(cx, net->nparams);

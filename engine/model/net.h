@@ -41,6 +41,9 @@ struct layer {
     float eps, momentum;    /* BN */
     bool acc_in, acc_in2;   /* backward adds into (vs overwrites) the input gradients: set by
                                net_alloc for every consumer but the first in backward order */
+    bool fuse_act;          /* BN: also runs the ACT layer after it (set by net_alloc when the
+                               backend has the fused op and the BN output feeds only that ACT) */
+    bool fused;             /* ACT: run by the BN before it; skipped by the walker */
 };
 
 struct net {

@@ -44,10 +44,18 @@ void net_forward(struct net *net, int n)
         case LAYER_BN: {
             struct bn_desc d = bn_desc(net, l, n);
             float *rm = net->stats + l->stat_off, *sm = A + l->aux_off;
-            o->batchnorm_forward(cx, y, sm, sm + si->C, x, w, w + si->C, rm, rm + si->C, &d);
+            if (l->fuse_act) { /* writes the ACT's output; the BN output slot stays untouched */
+                const struct layer *a = &net->layers[i + 1];
+                o->batchnorm_act_forward(cx, A + net->slots[a->out].off, sm, sm + si->C, x, w, w + si->C, rm,
+                                         rm + si->C, &d, a->act);
+            } else {
+                o->batchnorm_forward(cx, y, sm, sm + si->C, x, w, w + si->C, rm, rm + si->C, &d);
+            }
             break;
         }
-        case LAYER_ACT: o->act_forward(cx, y, x, net_slot_size(net, l->in, n), l->act); break;
+        case LAYER_ACT:
+            if (!l->fused) o->act_forward(cx, y, x, net_slot_size(net, l->in, n), l->act);
+            break;
         case LAYER_POOL: o->avgpool_forward(cx, y, x, n, HW, si->C); break;
         case LAYER_LINEAR:
             o->linear_forward(cx, y, x, w, l->bias ? w + (size_t)l->Co * si->C : NULL, n, si->C, l->Co);
@@ -101,11 +109,20 @@ void net_backward(struct net *net, int n, float label_smoothing)
         case LAYER_BN: {
             struct bn_desc d = bn_desc(net, l, n);
             float *rm = net->stats + l->stat_off, *sm = A + l->aux_off;
-            o->batchnorm_backward(cx, dx, dw, dw + si->C, dy, x, net->train ? sm : rm, sm + si->C, w,
-                                  rm + si->C, &d, l->acc_in);
+            if (l->fuse_act) { /* from the gradient of the ACT's output */
+                const struct layer *a = &net->layers[i + 1];
+                o->batchnorm_act_backward(cx, dx, dw, dw + si->C, D + net->slots[a->out].off, x,
+                                          net->train ? sm : rm, sm + si->C, w, w + si->C, rm + si->C, &d,
+                                          l->acc_in, a->act);
+            } else {
+                o->batchnorm_backward(cx, dx, dw, dw + si->C, dy, x, net->train ? sm : rm, sm + si->C, w,
+                                      rm + si->C, &d, l->acc_in);
+            }
             break;
         }
-        case LAYER_ACT: o->act_backward(cx, dx, dy, x, net_slot_size(net, l->in, n), l->act, l->acc_in); break;
+        case LAYER_ACT:
+            if (!l->fused) o->act_backward(cx, dx, dy, x, net_slot_size(net, l->in, n), l->act, l->acc_in);
+            break;
         case LAYER_POOL: o->avgpool_backward(cx, dx, dy, n, HW, si->C, l->acc_in); break;
         case LAYER_LINEAR: {
             size_t wn = (size_t)l->Co * si->C;

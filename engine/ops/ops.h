@@ -67,6 +67,17 @@ void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k);
 /* `in` is the forward INPUT (pre-activation). */
 void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k, int acc);
 
+/* BN then an activation in one op: out = act(BN(in)); the BN output is never stored (the
+ * backward recomputes it from in), so the pair reads and writes the activations once less
+ * each way. beta is needed backward (for the activation's kinks). */
+void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in, const float *gamma,
+                               const float *beta, float *run_mean, float *run_var, const struct bn_desc *d,
+                               enum act_kind act);
+void batchnorm_act_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
+                                const float *save_mean, const float *save_rstd, const float *gamma,
+                                const float *beta, const float *run_var, const struct bn_desc *d, int acc,
+                                enum act_kind act);
+
 /* ---- inference epilogue: y[m, c] = act(y[m, c] + b[c]) over (M, C), in place (BN folded) ---- */
 void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k);
 /* the same on a (rows, cols) block of a matrix with leading dimension ldy, b the block's bias */

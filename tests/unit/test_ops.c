@@ -128,6 +128,7 @@ static void test_conv_depthwise(void **state)
     conv_case(1, 9, 19, 48, 48, 5, 2, 2, 48);
     conv_case(1, 5, 12, 24, 24, 3, 1, 1, 24); /* 16 + 8 chunks */
     conv_case(1, 6, 14, 28, 28, 3, 2, 1, 28); /* not a multiple of 8: pixel path with scalar tail */
+    conv_case(1, 7, 7, 80, 80, 5, 1, 2, 80);  /* 7x7 map: every pixel on the border, 64 + 16 chunks */
 }
 static void test_conv_pointwise(void **state) { conv_case(3, 4, 3, 5, 7, 1, 1, 0, 1); }
 
@@ -171,6 +172,74 @@ static void bn_case(int train)
 }
 static void test_bn_train(void **state) { bn_case(1); }
 static void test_bn_eval(void **state) { bn_case(0); }
+
+/* BN + activation fused: equals BN then the activation both ways (forward bit for bit, the
+ * backward within rounding, overwrite and accumulate), and its own finite differences. */
+struct bna_st { struct bn_st b; enum act_kind k; };
+static double bna_obj(void *p)
+{
+    struct bna_st *s = p;
+    struct bn_st *b = &s->b;
+    batchnorm_act_forward_cpu(b->out, b->sm, b->sr, b->x, b->g, b->b, b->rm, b->rv, &b->d, s->k);
+    return dot(b->out, b->R, (size_t)b->d.M * b->d.C);
+}
+static void test_bn_act_fused(void **state)
+{
+    enum act_kind kinds[] = {ACT_RELU, ACT_HARDSWISH, ACT_HARDSIGMOID, ACT_NONE};
+    for (int t = 0; t < 8; t++) {
+        int train = t < 4;
+        struct bna_st s = {.b = {.d = {.M = 24, .C = 5, .eps = 1e-3f, .momentum = 0.1f, .train = train}},
+                           .k = kinds[t % 4]};
+        struct bn_st *b = &s.b;
+        size_t n = 120;
+        b->x = rnd(n); b->R = rnd(n); b->g = rnd(5); b->b = rnd(5); b->rm = rnd(5); b->rv = rnd(5);
+        for (int c = 0; c < 5; c++) b->g[c] *= 4.0f, b->b[c] *= 2.0f, b->rv[c] = 1.0f + b->rv[c] * 0.5f;
+        b->sm = calloc(5, 4); b->sr = calloc(5, 4); b->out = malloc(n * 4);
+        float *rm0 = malloc(5 * 4), *rv0 = malloc(5 * 4), *y = malloc(n * 4), *z = malloc(n * 4);
+        memcpy(rm0, b->rm, 5 * 4), memcpy(rv0, b->rv, 5 * 4);
+        /* unfused reference */
+        batchnorm_forward_cpu(y, b->sm, b->sr, b->x, b->g, b->b, b->rm, b->rv, &b->d);
+        act_forward_cpu(z, y, n, s.k);
+        float *dy = malloc(n * 4), *dx_ref = malloc(n * 4), dg_ref[5] = {0}, db_ref[5] = {0};
+        act_backward_cpu(dy, b->R, y, n, s.k, 0);
+        for (size_t i = 0; i < n; i++) dx_ref[i] = 0.5f;
+        batchnorm_backward_cpu(dx_ref, dg_ref, db_ref, dy, b->x, train ? b->sm : b->rm, b->sr, b->g, b->rv, &b->d, 1);
+        /* fused, from the same running statistics */
+        memcpy(b->rm, rm0, 5 * 4), memcpy(b->rv, rv0, 5 * 4);
+        bna_obj(&s);
+        assert_allclose(b->out, z, n, 0, 0, "fused forward");
+        float *dx = malloc(n * 4), dg[5] = {0}, db[5] = {0};
+        for (size_t i = 0; i < n; i++) dx[i] = 0.5f;
+        batchnorm_act_backward_cpu(dx, dg, db, b->R, b->x, train ? b->sm : b->rm, b->sr, b->g, b->b, b->rv, &b->d,
+                                   1, s.k);
+        assert_allclose(dx, dx_ref, n, 1e-5, 1e-4, "fused din (accumulate)");
+        assert_allclose(dg, dg_ref, 5, 1e-5, 1e-4, "fused dgamma");
+        assert_allclose(db, db_ref, 5, 1e-5, 1e-4, "fused dbeta");
+        for (size_t i = 0; i < n; i++) dx[i] = NAN;
+        float dg2[5] = {0}, db2[5] = {0};
+        batchnorm_act_backward_cpu(dx, dg2, db2, b->R, b->x, train ? b->sm : b->rm, b->sr, b->g, b->b, b->rv,
+                                   &b->d, 0, s.k);
+        for (size_t i = 0; i < n; i++) dx[i] += 0.5f;
+        assert_allclose(dx, dx_ref, n, 1e-5, 1e-4, "fused din (overwrite)");
+        /* finite differences, in eval mode (no batch statistics couple the rows), with every BN
+         * output moved away from the activation's kinks (0, -3, 3) by more than a step moves it */
+        if (!train) {
+            for (size_t i = 0; i < n; i++) {
+                int c = (int)(i % 5);
+                float sc = b->g[c] / sqrtf(b->rv[c] + b->d.eps), v = (b->x[i] - b->rm[c]) * sc + b->b[c];
+                for (float kink = -3; kink <= 3; kink += 3)
+                    if (fabsf(v - kink) < 0.3f) b->x[i] += (0.6f - (v - kink)) / sc;
+            }
+            memset(dg2, 0, sizeof dg2), memset(db2, 0, sizeof db2);
+            batchnorm_act_backward_cpu(dx, dg2, db2, b->R, b->x, b->rm, b->sr, b->g, b->b, b->rv, &b->d, 0, s.k);
+            gradcheck("fused din", bna_obj, &s, b->x, n, dx);
+            gradcheck("fused dgamma", bna_obj, &s, b->g, 5, dg2);
+            gradcheck("fused dbeta", bna_obj, &s, b->b, 5, db2);
+        }
+        free(b->x); free(b->R); free(b->g); free(b->b); free(b->rm); free(b->rv); free(b->sm); free(b->sr);
+        free(b->out); free(rm0); free(rv0); free(y); free(z); free(dy); free(dx_ref); free(dx);
+    }
+}
 
 /* ---- activations ------------------------------------------------------------------------------ */
 struct act_st { enum act_kind k; float *x, *out, *R; size_t n; };
@@ -355,6 +424,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_general),  cmocka_unit_test(test_conv_stem),
+        cmocka_unit_test(test_bn_act_fused),
         cmocka_unit_test(test_conv_depthwise), cmocka_unit_test(test_conv_pointwise),
         cmocka_unit_test(test_bn_train),      cmocka_unit_test(test_bn_eval),
         cmocka_unit_test(test_activations),   cmocka_unit_test(test_scale_pool),

@@ -44,66 +44,146 @@ static void channel_sums(double *sum, double *sq, const float *x, int M, int C)
     sum_chunks(sum, sq, C, part);
 }
 
-void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in,
-                           const float *gamma, const float *beta, float *run_mean, float *run_var,
-                           const struct bn_desc *d)
+/* y = x * scale + shift: the same float expression in forward and in the fused backward's
+ * recomputation, so the activation's kinks are decided identically both ways. */
+static void bn_affine(float *scale, float *shift, const float *mean, const float *rstd, const float *gamma,
+                      const float *beta, int C)
+{
+    for (int c = 0; c < C; c++) {
+        scale[c] = gamma[c] * rstd[c];
+        shift[c] = beta[c] - mean[c] * scale[c];
+    }
+}
+
+/* The statistics (train: batch, saved and folded into the running averages; eval: running),
+ * as mean and rstd per channel. */
+static void bn_stats(float *mean, float *rstd, float *save_mean, float *save_rstd, const float *in,
+                     float *run_mean, float *run_var, const struct bn_desc *d)
 {
     int M = d->M, C = d->C;
-    float scale[C], shift[C]; /* C <= a few thousand: fits on the stack */
-    if (d->train) {
-        double sum[C], sq[C];
-        float mean[C];
-        channel_sums(sum, sq, in, M, C);
-        for (int c = 0; c < C; c++) {
-            double mu = sum[c] / M, var = sq[c] / M - mu * mu;
-            if (var < 0) var = 0;
-            mean[c] = (float)mu;
-            float rstd = (float)(1.0 / sqrt(var + d->eps));
-            save_mean[c] = mean[c];
-            save_rstd[c] = rstd;
-            double unbiased = M > 1 ? var * M / (M - 1) : var;
-            run_mean[c] = (1 - d->momentum) * run_mean[c] + d->momentum * mean[c];
-            run_var[c] = (float)((1 - d->momentum) * run_var[c] + d->momentum * unbiased);
-            scale[c] = gamma[c] * rstd;
-            shift[c] = beta[c] - mean[c] * scale[c];
-        }
-    } else {
-        for (int c = 0; c < C; c++) {
-            scale[c] = gamma[c] / sqrtf(run_var[c] + d->eps);
-            shift[c] = beta[c] - run_mean[c] * scale[c];
-        }
+    if (!d->train) {
+        for (int c = 0; c < C; c++) mean[c] = run_mean[c], rstd[c] = 1.0f / sqrtf(run_var[c] + d->eps);
+        return;
     }
+    double sum[C], sq[C];
+    channel_sums(sum, sq, in, M, C);
+    for (int c = 0; c < C; c++) {
+        double mu = sum[c] / M, var = sq[c] / M - mu * mu;
+        if (var < 0) var = 0;
+        mean[c] = (float)mu;
+        rstd[c] = (float)(1.0 / sqrt(var + d->eps));
+        save_mean[c] = mean[c];
+        save_rstd[c] = rstd[c];
+        double unbiased = M > 1 ? var * M / (M - 1) : var;
+        run_mean[c] = (1 - d->momentum) * run_mean[c] + d->momentum * mean[c];
+        run_var[c] = (float)((1 - d->momentum) * run_var[c] + d->momentum * unbiased);
+    }
+}
+
+static inline float relu6f(float x) { return x < 0 ? 0 : (x > 6 ? 6 : x); }
+
+void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in, const float *gamma,
+                               const float *beta, float *run_mean, float *run_var, const struct bn_desc *d,
+                               enum act_kind act)
+{
+    int M = d->M, C = d->C;
+    float mean[C], rstd[C], scale[C], shift[C]; /* C <= a few thousand: fits on the stack */
+    bn_stats(mean, rstd, save_mean, save_rstd, in, run_mean, run_var, d);
+    bn_affine(scale, shift, mean, rstd, gamma, beta, C);
 #pragma omp parallel for schedule(dynamic, 8) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *x = in + (size_t)m * C;
         float *y = out + (size_t)m * C;
-        for (int c = 0; c < C; c++) y[c] = x[c] * scale[c] + shift[c];
+        switch (act) {
+        case ACT_NONE:
+            for (int c = 0; c < C; c++) y[c] = x[c] * scale[c] + shift[c];
+            break;
+        case ACT_RELU:
+            for (int c = 0; c < C; c++) { float v = x[c] * scale[c] + shift[c]; y[c] = v > 0 ? v : 0.0f; }
+            break;
+        case ACT_HARDSWISH:
+            for (int c = 0; c < C; c++) { float v = x[c] * scale[c] + shift[c]; y[c] = v * relu6f(v + 3.0f) * (1.0f / 6.0f); }
+            break;
+        case ACT_HARDSIGMOID:
+            for (int c = 0; c < C; c++) { float v = x[c] * scale[c] + shift[c]; y[c] = relu6f(v + 3.0f) * (1.0f / 6.0f); }
+            break;
+        }
     }
 }
 
-/* train: dx = rstd/M * (M*dxhat - sum(dxhat) - xhat*sum(dxhat*xhat)), dxhat = dy*gamma */
-void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
-                            const float *save_mean, const float *save_rstd, const float *gamma,
-                            const float *run_var, const struct bn_desc *d, int acc)
+void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in,
+                           const float *gamma, const float *beta, float *run_mean, float *run_var,
+                           const struct bn_desc *d)
+{
+    batchnorm_act_forward_cpu(out, save_mean, save_rstd, in, gamma, beta, run_mean, run_var, d, ACT_NONE);
+}
+
+/* g = act'(v) * dy at v = the BN output (PyTorch's derivatives at the kinks, as act.c) */
+static inline float act_grad(float v, float dy, enum act_kind act)
+{
+    switch (act) {
+    case ACT_NONE: return dy;
+    case ACT_RELU: return v > 0 ? dy : 0.0f;
+    case ACT_HARDSWISH: return v < -3.0f ? 0.0f : (v <= 3.0f ? dy * (v * (1.0f / 3.0f) + 0.5f) : dy);
+    case ACT_HARDSIGMOID: return (v > -3.0f && v < 3.0f) ? dy * (1.0f / 6.0f) : 0.0f;
+    }
+    return dy;
+}
+
+/* Pass 1 over rows [m0, m1): per-channel sums of g and g * xhat (inlined per activation). */
+static inline __attribute__((always_inline)) void bwd_sums(double *py, double *pyx, const float *dout,
+                                                           const float *in, const float *scale, const float *shift,
+                                                           const float *mean, const float *rstd, int m0, int m1,
+                                                           int C, enum act_kind act)
+{
+    float g[C]; /* the row's activation gradient first: float selects vectorise, the double sums apart */
+    for (int c = 0; c < C; c++) py[c] = pyx[c] = 0;
+    for (int m = m0; m < m1; m++) {
+        const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
+#pragma omp simd
+        for (int c = 0; c < C; c++) g[c] = act_grad(x[c] * scale[c] + shift[c], dy[c], act);
+        for (int c = 0; c < C; c++) {
+            py[c] += g[c];
+            pyx[c] += g[c] * (x[c] - mean[c]) * rstd[c];
+        }
+    }}
+
+/* Pass 2, one row: dx (= or +=) k1 * g + k2 + k3 * (x - mean) */
+static inline __attribute__((always_inline)) void bwd_row(float *dx, const float *dy, const float *x,
+                                                          const float *scale, const float *shift, const float *mean,
+                                                          const float *k1, const float *k2, const float *k3, int C,
+                                                          enum act_kind act, int acc)
+{
+#pragma omp simd
+    for (int c = 0; c < C; c++) {
+        float v = k1[c] * act_grad(x[c] * scale[c] + shift[c], dy[c], act) + k2[c] + k3[c] * (x[c] - mean[c]);
+        dx[c] = acc ? dx[c] + v : v;
+    }
+}
+
+/* BN then act, backward, without the BN output: it is recomputed from x (bn_affine), so
+ * neither the forward nor the backward pass writes or reads it.
+ * train: dx = rstd/M * (M*dxhat - sum(dxhat) - xhat*sum(dxhat*xhat)), dxhat = g*gamma */
+void batchnorm_act_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
+                                const float *save_mean, const float *save_rstd, const float *gamma,
+                                const float *beta, const float *run_var, const struct bn_desc *d, int acc,
+                                enum act_kind act)
 {
     int M = d->M, C = d->C;
-    float rstd[C];
+    float rstd[C], scale[C], shift[C];
     for (int c = 0; c < C; c++)
         rstd[c] = d->train ? save_rstd[c] : 1.0f / sqrtf(run_var[c] + d->eps);
-    save_rstd = rstd;
+    bn_affine(scale, shift, save_mean, rstd, gamma, beta, C);
     double sdy[C], sdyx[C], part[BN_CHUNKS][2][C];
     int per = (M + BN_CHUNKS - 1) / BN_CHUNKS;
 #pragma omp parallel for schedule(dynamic, 1) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int k = 0; k < BN_CHUNKS; k++) {
-        double *py = part[k][0], *pyx = part[k][1];
-        for (int c = 0; c < C; c++) py[c] = pyx[c] = 0;
         int m1 = (k + 1) * per < M ? (k + 1) * per : M;
-        for (int m = k * per; m < m1; m++) {
-            const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
-            for (int c = 0; c < C; c++) {
-                py[c] += dy[c];
-                pyx[c] += dy[c] * (x[c] - save_mean[c]) * save_rstd[c];
-            }
+        switch (act) { /* one specialised loop per activation (the switch stays out of it) */
+        case ACT_NONE: bwd_sums(part[k][0], part[k][1], dout, in, scale, shift, save_mean, rstd, k * per, m1, C, ACT_NONE); break;
+        case ACT_RELU: bwd_sums(part[k][0], part[k][1], dout, in, scale, shift, save_mean, rstd, k * per, m1, C, ACT_RELU); break;
+        case ACT_HARDSWISH: bwd_sums(part[k][0], part[k][1], dout, in, scale, shift, save_mean, rstd, k * per, m1, C, ACT_HARDSWISH); break;
+        case ACT_HARDSIGMOID: bwd_sums(part[k][0], part[k][1], dout, in, scale, shift, save_mean, rstd, k * per, m1, C, ACT_HARDSIGMOID); break;
         }
     }
     sum_chunks(sdy, sdyx, C, part);
@@ -111,20 +191,32 @@ void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float
     for (int c = 0; c < C; c++) {
         dgamma[c] += (float)sdyx[c];
         dbeta[c] += (float)sdy[c];
-        float g = gamma[c] * save_rstd[c];
-        k1[c] = g; /* coefficient of dy */
-        /* eval: the statistics are constants, so only the dy term remains */
-        k2[c] = d->train ? -g * (float)(sdy[c] / M) : 0.0f;              /* constant term */
-        k3[c] = d->train ? -g * (float)(sdyx[c] / M) * save_rstd[c] : 0.0f; /* coeff of (x-mean) */
+        float g = gamma[c] * rstd[c];
+        k1[c] = g; /* coefficient of the activation gradient */
+        /* eval: the statistics are constants, so only the first term remains */
+        k2[c] = d->train ? -g * (float)(sdy[c] / M) : 0.0f;         /* constant term */
+        k3[c] = d->train ? -g * (float)(sdyx[c] / M) * rstd[c] : 0.0f; /* coeff of (x-mean) */
     }
     if (!din) return;
 #pragma omp parallel for schedule(dynamic, 8) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
         float *dx = din + (size_t)m * C;
-        if (acc)
-            for (int c = 0; c < C; c++) dx[c] += k1[c] * dy[c] + k2[c] + k3[c] * (x[c] - save_mean[c]);
-        else
-            for (int c = 0; c < C; c++) dx[c] = k1[c] * dy[c] + k2[c] + k3[c] * (x[c] - save_mean[c]);
-    }
+#define BWD_ROW(A, ACC) bwd_row(dx, dy, x, scale, shift, save_mean, k1, k2, k3, C, A, ACC)
+        switch (act) {
+        case ACT_NONE: if (acc) BWD_ROW(ACT_NONE, 1); else BWD_ROW(ACT_NONE, 0); break;
+        case ACT_RELU: if (acc) BWD_ROW(ACT_RELU, 1); else BWD_ROW(ACT_RELU, 0); break;
+        case ACT_HARDSWISH: if (acc) BWD_ROW(ACT_HARDSWISH, 1); else BWD_ROW(ACT_HARDSWISH, 0); break;
+        case ACT_HARDSIGMOID: if (acc) BWD_ROW(ACT_HARDSIGMOID, 1); else BWD_ROW(ACT_HARDSIGMOID, 0); break;
+        }
+#undef BWD_ROW
+    }}
+
+void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
+                            const float *save_mean, const float *save_rstd, const float *gamma,
+                            const float *run_var, const struct bn_desc *d, int acc)
+{
+    /* ACT_NONE never reads beta (shift only feeds the activation's kink tests) */
+    batchnorm_act_backward_cpu(din, dgamma, dbeta, dout, in, save_mean, save_rstd, gamma, gamma, run_var, d, acc,
+                               ACT_NONE);
 }
