@@ -168,6 +168,9 @@ enum tipc_status loader_init(struct loader **out, const struct dataset *ds, cons
     L->ep_loaded = -1;
     L->warned = xcalloc((size_t)ds->n, 1);
     L->fail_step = LONG_MAX;
+    /* steps are counted from epoch 0, so epoch e's shuffle is the same whether reached by
+     * running or by resuming */
+    L->fill_step = L->consumed = (long)c->start_epoch * L->steps_per_epoch;
     L->nslots = L->c.prefetch + 1;
     L->slots = xcalloc((size_t)L->nslots, sizeof *L->slots);
     for (int s = 0; s < L->nslots; s++) {

@@ -17,6 +17,7 @@ struct loader_config {
     int prefetch;       /* batches decoded ahead (>= 1) */
     bool drop_last;     /* drop the last partial batch of an epoch */
     bool skip_bad;      /* skip and count unreadable images instead of failing */
+    int start_epoch;    /* first epoch to produce (a resumed run continues the same order) */
 };
 
 struct batch {

@@ -83,7 +83,7 @@ static enum tipc_status open_loader(struct source *s, const struct recipe *r, in
     struct loader_config c = {.batch_size = s->batch, .crop = s->crop, .resize = r->resize_size,
                               .train = s->train, .rank = rank, .world = world, .seed = (uint64_t)r->seed,
                               .threads = r->num_workers, .prefetch = 2, .drop_last = s->train,
-                              .skip_bad = r->skip_bad};
+                              .skip_bad = r->skip_bad, .start_epoch = s->epoch};
     TRY(loader_init(&s->L, &s->ds, &c));
     s->n_items = s->ds.n;
     s->steps_per_epoch = loader_steps_per_epoch(s->L);

@@ -29,6 +29,16 @@ C=(-o Optimizer.lr.name=Constant)
 grep -q "resumed from" "$W/c.log" || fail "resume not reported"
 cmp -s "$W/d/latest.ckpt" "$W/c/latest.ckpt" || fail "resumed run differs from the uninterrupted one"
 
+# the same through the JPEG loader (PaddleClas lists): the resumed run's epoch 2 reads epoch 2's
+# shuffle, not epoch 1's again
+"$T" prepare --synthetic "$W/jpg" --classes 4 --train-per-class 4 --val-per-class 2 >/dev/null || fail "synthetic jpegs"
+J=(--data-path "$W/jpg" -o Arch.class_num=4 -o Arch.width_mult=0.25 -o Arch.image_size=32 --batch-size 4
+   --threads 1 --seed 7 -o Global.eval_during_train=false "${C[@]}")
+"$T" train "${J[@]}" --epochs 2 --output-dir "$W/jd" >/dev/null 2>&1 || fail "2-epoch loader run"
+"$T" train "${J[@]}" --epochs 1 --output-dir "$W/jc" >/dev/null 2>&1 || fail "1-epoch loader run"
+"$T" train "${J[@]}" --epochs 2 --output-dir "$W/jc" --resume "$W/jc/latest.ckpt" >"$W/jc.log" 2>&1 || { cat "$W/jc.log"; fail "loader resume"; }
+cmp -s "$W/jd/latest.ckpt" "$W/jc/latest.ckpt" || fail "resumed loader run differs from the uninterrupted one"
+
 # evaluation only
 "$T" train "${TINY[@]}" --test-only --pretrained="$W/a/latest.ckpt" >"$W/e.log" 2>&1 || fail "test-only"
 grep -q '^ \* Acc@1' "$W/e.log" || fail "test-only printed no accuracy"
