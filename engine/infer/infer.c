@@ -139,7 +139,7 @@ void infer_from_net(struct infer_model *m, const struct net *net, int N)
     infer_plan(m, N);
 }
 
-static struct conv2d_desc idesc(const struct infer_model *m, const struct infer_layer *l, int n)
+struct conv2d_desc infer_conv_desc(const struct infer_model *m, const struct infer_layer *l, int n)
 {
     const struct infer_slot *si = &m->slots[l->in];
     struct conv2d_desc d;
@@ -165,7 +165,7 @@ void infer_plan(struct infer_model *m, int N)
         last[l->in] = i;
         if (l->in2 >= 0) last[l->in2] = i;
         if (l->kind == INF_CONV) {
-            struct conv2d_desc d = idesc(m, l, N);
+            struct conv2d_desc d = infer_conv_desc(m, l, N);
             size_t sc = conv2d_scratch_floats(&d);
             if (sc > m->nscratch) m->nscratch = sc;
         }
@@ -234,7 +234,7 @@ void infer_layer_forward(struct infer_model *m, int i, int n)
     size_t cnt = (size_t)n * si->H * si->W * si->C;
     switch ((enum infer_kind)l->kind) {
     case INF_CONV: {
-        struct conv2d_desc d = idesc(m, l, n);
+        struct conv2d_desc d = infer_conv_desc(m, l, n);
         o->conv2d_forward(cx, y, x, w, &d, m->scratch);
         o->bias_act_forward(cx, y, b, (size_t)n * so->H * so->W, so->C, (enum act_kind)l->act);
         break;

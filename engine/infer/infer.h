@@ -50,6 +50,8 @@ enum tipc_status infer_load(struct infer_model *m, const char *path, int N, stru
 
 void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n);
 void infer_forward(struct infer_model *m, int n);
+/* the conv of layer l at batch n */
+struct conv2d_desc infer_conv_desc(const struct infer_model *m, const struct infer_layer *l, int n);
 /* layer i alone, op by op through the backend */
 void infer_layer_forward(struct infer_model *m, int i, int n);
 /* the CPU backend's schedule of infer_forward (layers in parts claimed by a thread team), and

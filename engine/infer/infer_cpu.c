@@ -56,14 +56,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static struct conv2d_desc cdesc(const struct infer_model *m, const struct infer_layer *l, int n)
-{
-    const struct infer_slot *si = &m->slots[l->in];
-    struct conv2d_desc d;
-    conv2d_desc_init(&d, n, si->H, si->W, si->C, l->Co, l->K, l->stride, (l->K - 1) / 2, l->groups);
-    return d;
-}
-
 static void pack_weights(struct infer_model *m)
 {
     m->pack_off = xcalloc((size_t)m->nlayers, sizeof *m->pack_off);
@@ -72,14 +64,14 @@ static void pack_weights(struct infer_model *m)
         const struct infer_layer *l = &m->layers[i];
         m->pack_off[i] = total;
         if (l->kind != INF_CONV) continue;
-        struct conv2d_desc d = cdesc(m, l, 1);
+        struct conv2d_desc d = infer_conv_desc(m, l, 1);
         total += (conv2d_packed_floats(&d) + 15) & ~(size_t)15;
     }
     m->packed = m->be.ops->alloc(m->be.ctx, total);
     for (int i = 0; i < m->nlayers; i++) {
         const struct infer_layer *l = &m->layers[i];
         if (l->kind != INF_CONV) continue;
-        struct conv2d_desc d = cdesc(m, l, 1);
+        struct conv2d_desc d = infer_conv_desc(m, l, 1);
         conv2d_pack_cpu(m->packed + m->pack_off[i], m->weights + l->w_off, m->weights + l->b_off, &d);
     }
 }
@@ -98,7 +90,7 @@ void infer_layer_part_cpu(struct infer_model *m, int i, int n, int p, int np)
     enum act_kind act = (enum act_kind)l->act;
     switch ((enum infer_kind)l->kind) {
     case INF_CONV: {
-        struct conv2d_desc d = cdesc(m, l, n);
+        struct conv2d_desc d = infer_conv_desc(m, l, n);
         if (conv2d_has_parts(&d)) {
             conv2d_bias_act_part_cpu(y, x, w, m->packed + m->pack_off[i], b, act, &d, p, np);
         } else if (p == 0) {
@@ -133,7 +125,7 @@ static int layer_parts(const struct infer_model *m, int i, int n, int nt)
 {
     const struct infer_layer *l = &m->layers[i];
     if (l->kind == INF_CONV) {
-        struct conv2d_desc d = cdesc(m, l, n);
+        struct conv2d_desc d = infer_conv_desc(m, l, n);
         if (!conv2d_has_parts(&d)) return 1;
     }
     double parts = layer_work(m, i, n) / WORK_PER_PART;

@@ -127,12 +127,26 @@ void sgd_step_cpu(float *p, float *m, const float *g, size_t n, float lr, float 
  * with a barrier between layers (engine/infer/infer_cpu.c). Splits are deterministic. */
 
 /* [lo, hi) of n items for part p of np, boundaries on multiples of align (the last part ends at n) */
-static inline void part_range(int n, int p, int np, int align, int *lo, int *hi)
+static inline void part_range(size_t n, int p, int np, size_t align, size_t *lo, size_t *hi)
 {
-    int units = (n + align - 1) / align;
-    int a = (int)((long)units * p / np) * align, b = (int)((long)units * (p + 1) / np) * align;
+    size_t units = (n + align - 1) / align;
+    size_t a = units * (size_t)p / (size_t)np * align, b = units * (size_t)(p + 1) / (size_t)np * align;
     *lo = a < n ? a : n;
     *hi = b < n ? b : n;
+}
+static inline void part_range_int(int n, int p, int np, int align, int *lo, int *hi)
+{
+    size_t l, h;
+    part_range((size_t)n, p, np, (size_t)align, &l, &h);
+    *lo = (int)l, *hi = (int)h;
+}
+/* How many parts the OpenMP (training) versions of the elementwise ops cut n elements into:
+ * one below OMP_MIN_WORK, else about 16K elements each (taken dynamically). */
+static inline int omp_parts(size_t n)
+{
+    if (n < OMP_MIN_WORK) return 1;
+    size_t p = n / 16384;
+    return p > 4096 ? 4096 : (int)p;
 }
 /* pointwise, depthwise and direct (few input channels) convs have parts; others do not */
 bool conv2d_has_parts(const struct conv2d_desc *d);

@@ -21,25 +21,34 @@ const char *act_name(enum act_kind k)
 
 static inline float relu6(float x) { return x < 0 ? 0 : (x > 6 ? 6 : x); }
 
-void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
+void act_forward_part_cpu(float *out, const float *in, size_t n, enum act_kind k, int part, int nparts)
 {
+    size_t lo, hi;
+    part_range(n, part, nparts, 16, &lo, &hi);
     switch (k) {
     case ACT_NONE:
-        if (out != in) memmove(out, in, n * sizeof(float));
+        if (out != in && hi > lo) memmove(out + lo, in + lo, (hi - lo) * sizeof(float));
         break;
     case ACT_RELU:
-#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
-        for (size_t i = 0; i < n; i++) out[i] = in[i] > 0 ? in[i] : 0.0f;
+#pragma omp simd
+        for (size_t i = lo; i < hi; i++) out[i] = in[i] > 0 ? in[i] : 0.0f;
         break;
     case ACT_HARDSWISH:
-#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
-        for (size_t i = 0; i < n; i++) out[i] = in[i] * relu6(in[i] + 3.0f) * (1.0f / 6.0f);
+#pragma omp simd
+        for (size_t i = lo; i < hi; i++) out[i] = in[i] * relu6(in[i] + 3.0f) * (1.0f / 6.0f);
         break;
     case ACT_HARDSIGMOID:
-#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
-        for (size_t i = 0; i < n; i++) out[i] = relu6(in[i] + 3.0f) * (1.0f / 6.0f);
+#pragma omp simd
+        for (size_t i = lo; i < hi; i++) out[i] = relu6(in[i] + 3.0f) * (1.0f / 6.0f);
         break;
     }
+}
+
+void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
+{
+    int np = omp_parts(n);
+#pragma omp parallel for schedule(dynamic, 1) if (np > 1)
+    for (int p = 0; p < np; p++) act_forward_part_cpu(out, in, n, k, p, np);
 }
 
 /* Both loops spelled out (acc is loop-invariant, but inside an OpenMP simd loop gcc keeps
@@ -65,10 +74,19 @@ void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, 
     }
 }
 
+void add_forward_part_cpu(float *out, const float *a, const float *b, size_t n, int part, int nparts)
+{
+    size_t lo, hi;
+    part_range(n, part, nparts, 16, &lo, &hi);
+#pragma omp simd
+    for (size_t i = lo; i < hi; i++) out[i] = a[i] + b[i];
+}
+
 void add_forward_cpu(float *out, const float *a, const float *b, size_t n)
 {
-#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
-    for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+    int np = omp_parts(n);
+#pragma omp parallel for schedule(dynamic, 1) if (np > 1)
+    for (int p = 0; p < np; p++) add_forward_part_cpu(out, a, b, n, p, np);
 }
 
 void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b)
@@ -80,15 +98,23 @@ void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc
     }
 }
 
+void scale_forward_part_cpu(float *out, const float *x, const float *g, int N, int P, int C, int part, int nparts)
+{
+    size_t lo, hi;
+    part_range((size_t)N * P, part, nparts, 1, &lo, &hi);
+    for (size_t r = lo; r < hi; r++) {
+        const float *gn = g + r / (size_t)P * C, *xr = x + r * C;
+        float *o = out + r * C;
+        for (int c = 0; c < C; c++) o[c] = xr[c] * gn[c];
+    }
+}
+
 void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P, int C)
 {
-#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)N * P * C >= OMP_MIN_WORK)
-    for (int n = 0; n < N; n++)
-        for (int p = 0; p < P; p++) {
-            size_t o = ((size_t)n * P + p) * C;
-            const float *gn = g + (size_t)n * C;
-            for (int c = 0; c < C; c++) out[o + c] = x[o + c] * gn[c];
-        }
+    int np = omp_parts((size_t)N * P * C);
+    if (np > N * P) np = N * P;
+#pragma omp parallel for schedule(dynamic, 1) if (np > 1)
+    for (int p = 0; p < np; p++) scale_forward_part_cpu(out, x, g, N, P, C, p, np);
 }
 
 /* dg (N, C) is a reduction over P: threads split the images. */
@@ -171,52 +197,17 @@ void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_ki
 
 static const float img_mean[3] = {0.485f, 0.456f, 0.406f}, img_std[3] = {0.229f, 0.224f, 0.225f};
 
-void normalize_u8_cpu(float *out, const uint8_t *in, size_t npix)
-{
-#pragma omp parallel for schedule(dynamic, 16384) if (npix * 3 >= OMP_MIN_WORK)
-    for (size_t i = 0; i < npix; i++)
-        for (int c = 0; c < 3; c++) out[i * 3 + c] = (in[i * 3 + c] * (1.0f / 255.0f) - img_mean[c]) / img_std[c];
-}
-
 void normalize_u8_part_cpu(float *out, const uint8_t *in, size_t npix, int part, int nparts)
 {
-    int lo, hi;
-    part_range((int)npix, part, nparts, 16, &lo, &hi);
-    for (size_t i = (size_t)lo; i < (size_t)hi; i++)
+    size_t lo, hi;
+    part_range(npix, part, nparts, 16, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
         for (int c = 0; c < 3; c++) out[i * 3 + c] = (in[i * 3 + c] * (1.0f / 255.0f) - img_mean[c]) / img_std[c];
 }
 
-/* ---- parts (ops.h): one thread each, element ranges on 16-float boundaries ---- */
-
-void add_forward_part_cpu(float *out, const float *a, const float *b, size_t n, int part, int nparts)
+void normalize_u8_cpu(float *out, const uint8_t *in, size_t npix)
 {
-    int lo, hi;
-    part_range((int)n, part, nparts, 16, &lo, &hi);
-    for (int i = lo; i < hi; i++) out[i] = a[i] + b[i];
-}
-
-void act_forward_part_cpu(float *out, const float *in, size_t n, enum act_kind k, int part, int nparts)
-{
-    int lo, hi;
-    part_range((int)n, part, nparts, 16, &lo, &hi);
-    if (k == ACT_NONE) {
-        if (out != in && hi > lo) memmove(out + lo, in + lo, (size_t)(hi - lo) * sizeof(float));
-        return;
-    }
-    for (int i = lo; i < hi; i++) {
-        float x = in[i];
-        out[i] = k == ACT_RELU ? (x > 0 ? x : 0.0f)
-                 : k == ACT_HARDSWISH ? x * relu6(x + 3.0f) * (1.0f / 6.0f) : relu6(x + 3.0f) * (1.0f / 6.0f);
-    }
-}
-
-void scale_forward_part_cpu(float *out, const float *x, const float *g, int N, int P, int C, int part, int nparts)
-{
-    int lo, hi;
-    part_range(N * P, part, nparts, 1, &lo, &hi);
-    for (int r = lo; r < hi; r++) {
-        const float *gn = g + (size_t)(r / P) * C, *xr = x + (size_t)r * C;
-        float *o = out + (size_t)r * C;
-        for (int c = 0; c < C; c++) o[c] = xr[c] * gn[c];
-    }
+    int np = omp_parts(npix * 3);
+#pragma omp parallel for schedule(dynamic, 1) if (np > 1)
+    for (int p = 0; p < np; p++) normalize_u8_part_cpu(out, in, npix, p, np);
 }

@@ -504,14 +504,14 @@ void conv2d_bias_act_part_cpu(float *out, const float *in, const float *w, const
     int r0 = 0, r1 = R, c0 = 0, c1 = Co;
     if (is_pointwise(d)) { /* rows are pixels here */
         r1 = M;
-        if (M >= 8 * nparts * 16 || Co < 32 * nparts) part_range(M, part, nparts, 8, &r0, &r1);
-        else part_range(Co, part, nparts, 16, &c0, &c1);
+        if (M >= 8 * nparts * 16 || Co < 32 * nparts) part_range_int(M, part, nparts, 8, &r0, &r1);
+        else part_range_int(Co, part, nparts, 16, &c0, &c1);
         pwconv_bias_act_cpu(out, in, packed, act, d->Cin, Co, r0, r1, c0, c1);
         return;
     }
     bool by_rows = R >= 4 * nparts || Co < 16 * nparts || !is_depthwise(d);
-    if (by_rows) part_range(R, part, nparts, 1, &r0, &r1);
-    else part_range(Co, part, nparts, 16, &c0, &c1);
+    if (by_rows) part_range_int(R, part, nparts, 1, &r0, &r1);
+    else part_range_int(Co, part, nparts, 16, &c0, &c1);
     for (int r = r0; r < r1 && c0 < c1; r++) {
         int n = r / d->Ho, oy = r % d->Ho;
         if (is_depthwise(d)) {

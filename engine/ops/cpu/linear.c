@@ -32,7 +32,7 @@ void linear_act_part_cpu(float *out, const float *in, const float *w, const floa
                          int Ci, int Co, int part, int nparts)
 {
     int lo, hi;
-    part_range(Co, part, nparts, 16, &lo, &hi);
+    part_range_int(Co, part, nparts, 16, &lo, &hi);
     if (lo >= hi) return;
     if (N == 1)
         cblas_sgemv(CblasRowMajor, CblasNoTrans, hi - lo, Ci, 1.0f, w + (size_t)lo * Ci, Ci, in, 1, 0.0f, out + lo, 1);

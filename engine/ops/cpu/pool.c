@@ -2,18 +2,28 @@
 #include "../ops.h"
 #include "../../core/banned.h"
 
+/* channels split: each part sums its channel range over the P positions */
+void avgpool_forward_part_cpu(float *out, const float *in, int N, int P, int C, int part, int nparts)
+{
+    int lo, hi;
+    part_range_int(C, part, nparts, 16, &lo, &hi);
+    for (int n = 0; n < N; n++) {
+        float *o = out + (size_t)n * C;
+        for (int c = lo; c < hi; c++) o[c] = 0.0f;
+        for (int p = 0; p < P; p++) {
+            const float *x = in + ((size_t)n * P + p) * C;
+            for (int c = lo; c < hi; c++) o[c] += x[c];
+        }
+        for (int c = lo; c < hi; c++) o[c] *= 1.0f / (float)P;
+    }
+}
+
+/* images in parallel (each image's channels as one part) */
 void avgpool_forward_cpu(float *out, const float *in, int N, int P, int C)
 {
 #pragma omp parallel for schedule(dynamic, 8) if ((size_t)N * P * C >= OMP_MIN_WORK)
-    for (int n = 0; n < N; n++) {
-        float *o = out + (size_t)n * C;
-        for (int c = 0; c < C; c++) o[c] = 0.0f;
-        for (int p = 0; p < P; p++) {
-            const float *x = in + ((size_t)n * P + p) * C;
-            for (int c = 0; c < C; c++) o[c] += x[c];
-        }
-        for (int c = 0; c < C; c++) o[c] *= 1.0f / (float)P;
-    }
+    for (int n = 0; n < N; n++)
+        avgpool_forward_part_cpu(out + (size_t)n * C, in + (size_t)n * P * C, 1, P, C, 0, 1);
 }
 
 void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, int acc)
@@ -28,20 +38,4 @@ void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, in
             else
                 for (int c = 0; c < C; c++) dx[c] = g[c] * (1.0f / (float)P);
         }
-}
-
-/* channels split: each part sums its channel range over the P positions */
-void avgpool_forward_part_cpu(float *out, const float *in, int N, int P, int C, int part, int nparts)
-{
-    int lo, hi;
-    part_range(C, part, nparts, 16, &lo, &hi);
-    for (int n = 0; n < N; n++) {
-        float *o = out + (size_t)n * C;
-        for (int c = lo; c < hi; c++) o[c] = 0.0f;
-        for (int p = 0; p < P; p++) {
-            const float *x = in + ((size_t)n * P + p) * C;
-            for (int c = lo; c < hi; c++) o[c] += x[c];
-        }
-        for (int c = lo; c < hi; c++) o[c] *= 1.0f / (float)P;
-    }
 }

@@ -66,6 +66,6 @@ void softmax_forward_cpu(float *out, const float *in, int N, int K)
 void softmax_forward_part_cpu(float *out, const float *in, int N, int K, int part, int nparts)
 {
     int lo, hi;
-    part_range(N, part, nparts, 1, &lo, &hi);
+    part_range_int(N, part, nparts, 1, &lo, &hi);
     if (hi > lo) softmax_forward_cpu(out + (size_t)lo * K, in + (size_t)lo * K, hi - lo, K);
 }
