@@ -11,9 +11,10 @@
  * - the helper threads are our own (T-1 pthreads, made on the first pass), spin briefly
  *   between passes and sleep on a condition variable when idle.
  *
- * Counters carry the pass number in their high 32 bits: a late helper still walking an old pass
- * sees a foreign tag on its next check and drops out, so it can never claim work of the new
- * pass out of order. Weights the kernels want re-laid out are packed once, on the first pass.
+ * Each layer's counters are one 64-bit word: pass number << 32 | parts << 16 | count. A late
+ * helper still walking an old pass sees a foreign pass number on its next check and drops out,
+ * and since the part count travels in the same word as the count, it can never claim a part
+ * of the new pass, nor one past the end of an old layer. Weights the kernels want re-laid out are packed once, on the first pass.
  * Not here: the graph (infer.c), the kernels (ops/cpu). */
 #include <omp.h>
 #include <pthread.h>
@@ -45,8 +46,7 @@ struct infer_team {
     _Atomic uint64_t pass;           /* current pass number (0: none yet) */
     _Atomic int quit;
     _Atomic int n;                   /* batch of the pass */
-    _Atomic int *nparts;             /* (nlayers) parts of each layer in this pass */
-    _Atomic uint64_t *claim, *done;  /* (nlayers) pass << 32 | parts claimed / finished */
+    _Atomic uint64_t *claim, *done;  /* (nlayers) pass << 32 | parts << 16 | claimed / finished */
 };
 
 static inline void cpu_relax(void)
@@ -129,11 +129,14 @@ static int layer_parts(const struct infer_model *m, int i, int n, int nt)
         if (!conv2d_has_parts(&d)) return 1;
     }
     double parts = layer_work(m, i, n) / WORK_PER_PART;
-    int max = nt * PARTS_PER_THREAD;
+    int max = nt * PARTS_PER_THREAD < 0xffff ? nt * PARTS_PER_THREAD : 0xffff;
     return parts < 1 ? 1 : parts > max ? max : (int)parts;
 }
 
-static inline uint64_t tag(uint64_t pass, uint64_t count) { return pass << 32 | count; }
+static inline uint64_t word(uint64_t pass, int parts) { return pass << 32 | (uint64_t)parts << 16; }
+static inline uint32_t word_pass(uint64_t w) { return (uint32_t)(w >> 32); }
+static inline int word_parts(uint64_t w) { return (int)(w >> 16 & 0xffff); }
+static inline int word_count(uint64_t w) { return (int)(w & 0xffff); }
 
 /* Walk pass P: claim and run parts layer by layer. Returns false when P is no longer the
  * current pass (this thread fell behind and the pass finished without it). */
@@ -142,26 +145,23 @@ static bool walk(struct infer_team *t, uint64_t P)
     struct infer_model *m = t->m;
     int n = atomic_load_explicit(&t->n, memory_order_relaxed);
     for (int i = 0; i < m->nlayers; i++) {
-        if (i > 0) {
-            uint64_t want = tag(P, (uint64_t)atomic_load_explicit(&t->nparts[i - 1], memory_order_relaxed));
+        if (i > 0)
             for (long spins = 0;; spins++) {
                 uint64_t d = atomic_load_explicit(&t->done[i - 1], memory_order_acquire);
-                if (d == want) break;
-                if (d >> 32 != P) return false;
+                if (word_pass(d) != P) return false;
+                if (word_count(d) == word_parts(d)) break;
                 cpu_relax();
                 if (spins >= WAIT_SPINS) sched_yield();
             }
-        }
-        int np = atomic_load_explicit(&t->nparts[i], memory_order_relaxed);
         for (;;) {
             uint64_t v = atomic_load_explicit(&t->claim[i], memory_order_relaxed);
-            if (v >> 32 != P) return false;
-            uint32_t k = (uint32_t)v;
-            if ((int)k >= np) break;
+            if (word_pass(v) != P) return false;
+            int k = word_count(v), np = word_parts(v);
+            if (k >= np) break;
             if (!atomic_compare_exchange_weak_explicit(&t->claim[i], &v, v + 1, memory_order_acquire,
                                                        memory_order_relaxed))
                 continue;
-            infer_layer_part_cpu(m, i, n, (int)k, np);
+            infer_layer_part_cpu(m, i, n, k, np);
             atomic_fetch_add_explicit(&t->done[i], 1, memory_order_release);
         }
     }
@@ -197,7 +197,6 @@ static struct infer_team *team_new(struct infer_model *m, int nt)
     struct infer_team *t = xcalloc(1, sizeof *t);
     t->m = m;
     t->nt = nt;
-    t->nparts = xcalloc((size_t)m->nlayers, sizeof *t->nparts);
     t->claim = xcalloc((size_t)m->nlayers, sizeof *t->claim);
     t->done = xcalloc((size_t)m->nlayers, sizeof *t->done);
     pthread_mutex_init(&t->mu, NULL);
@@ -224,7 +223,6 @@ void infer_team_free(struct infer_model *m)
     pthread_mutex_destroy(&t->mu);
     pthread_cond_destroy(&t->wake);
     free(t->th);
-    free((void *)t->nparts);
     free((void *)t->claim);
     free((void *)t->done);
     free(t);
@@ -247,9 +245,9 @@ void infer_forward_cpu(struct infer_model *m, int n)
     CHECK(P < UINT32_MAX, "inference pass counter overflow");
     atomic_store_explicit(&t->n, n, memory_order_relaxed);
     for (int i = 0; i < m->nlayers; i++) {
-        atomic_store_explicit(&t->nparts[i], layer_parts(m, i, n, t->nt), memory_order_relaxed);
-        atomic_store_explicit(&t->claim[i], tag(P, 0), memory_order_relaxed);
-        atomic_store_explicit(&t->done[i], tag(P, 0), memory_order_relaxed);
+        uint64_t w = word(P, layer_parts(m, i, n, t->nt));
+        atomic_store_explicit(&t->claim[i], w, memory_order_relaxed);
+        atomic_store_explicit(&t->done[i], w, memory_order_relaxed);
     }
     atomic_store_explicit(&t->pass, P, memory_order_release);
     if (atomic_load(&t->sleepers)) { /* seq_cst: a helper counts itself, then re-reads `pass` */
@@ -260,9 +258,10 @@ void infer_forward_cpu(struct infer_model *m, int n)
     bool ok = walk(t, P);
     CHECK(ok, "inference pass %llu lost its tag", (unsigned long long)P);
     /* the caller's walk returns after claiming the last layer's parts; wait for them to finish */
-    int last = m->nlayers - 1;
-    uint64_t want = tag(P, (uint64_t)atomic_load_explicit(&t->nparts[last], memory_order_relaxed));
-    for (long spins = 0; atomic_load_explicit(&t->done[last], memory_order_acquire) != want; spins++) {
+    _Atomic uint64_t *last = &t->done[m->nlayers - 1];
+    for (long spins = 0;; spins++) {
+        uint64_t d = atomic_load_explicit(last, memory_order_acquire);
+        if (word_count(d) == word_parts(d)) break;
         cpu_relax();
         if (spins >= WAIT_SPINS) sched_yield();
     }
