@@ -14,8 +14,8 @@
  * Each layer's counters are one 64-bit word: pass number << 32 | parts << 16 | count. A late
  * helper still walking an old pass sees a foreign pass number on its next check and drops out,
  * and since the part count travels in the same word as the count, it can never claim a part
- * of the new pass, nor one past the end of an old layer. Weights the kernels want re-laid out are packed once, on the first pass.
- * Not here: the graph (infer.c), the kernels (ops/cpu). */
+ * of the new pass, nor one past the end of an old layer. Weights the kernels want re-laid out
+ * are packed once, before the first pass. Not here: the graph (infer.c), the kernels (ops/cpu). */
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -240,9 +240,12 @@ void infer_forward_cpu(struct infer_model *m, int n)
     if (m->team && m->team->nt != nt) infer_team_free(m);
     if (!m->team) m->team = team_new(m, nt);
     struct infer_team *t = m->team;
+    if (atomic_load(&t->pass) + 1 >= UINT32_MAX) { /* pass numbers are 32 bits: a new team starts over */
+        infer_team_free(m);
+        t = m->team = team_new(m, nt);
+    }
     /* no helper can be inside a part now (the last pass finished), so resetting is safe */
     uint64_t P = atomic_load(&t->pass) + 1;
-    CHECK(P < UINT32_MAX, "inference pass counter overflow");
     atomic_store_explicit(&t->n, n, memory_order_relaxed);
     for (int i = 0; i < m->nlayers; i++) {
         uint64_t w = word(P, layer_parts(m, i, n, t->nt));
