@@ -69,7 +69,7 @@ void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, 
 
 /* BN then an activation in one op: out = act(BN(in)); the BN output is never stored (the
  * backward recomputes it from in), so the pair reads and writes the activations once less
- * each way. beta is needed backward (for the activation's kinks). */
+ * each way. beta is needed backward (for the activation's kinks; NULL with ACT_NONE). */
 void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in, const float *gamma,
                                const float *beta, float *run_mean, float *run_var, const struct bn_desc *d,
                                enum act_kind act);

@@ -51,7 +51,7 @@ static void bn_affine(float *scale, float *shift, const float *mean, const float
 {
     for (int c = 0; c < C; c++) {
         scale[c] = gamma[c] * rstd[c];
-        shift[c] = beta[c] - mean[c] * scale[c];
+        shift[c] = (beta ? beta[c] : 0.0f) - mean[c] * scale[c];
     }
 }
 
