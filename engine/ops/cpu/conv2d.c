@@ -227,11 +227,12 @@ static void direct_pack(float *wt, const float *w, const struct conv2d_desc *d)
             for (int k = 0; k < K * K; k++) wt[((size_t)k * Ci + ci) * Co + co] = w[((size_t)co * Ci + ci) * K * K + k];
 }
 
-/* One output row (image n, row oy) of the direct conv. */
-static void direct_forward_row(float *out, const float *in, const float *wt, const struct conv2d_desc *d, int n,
-                               int oy)
+/* One output row (image n, row oy) of the direct conv, K and Ci passed so that the common
+ * 3x3 RGB stem gets a fully unrolled copy (below). */
+static inline __attribute__((always_inline)) void direct_row(float *out, const float *in, const float *wt,
+                                                             const struct conv2d_desc *d, int n, int oy, int K, int Ci)
 {
-    int K = d->K, Ci = d->Cin, Co = d->Cout;
+    int Co = d->Cout;
     for (int ox = 0; ox < d->Wo; ox++) {
         float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Co;
         int iy0 = oy * d->stride - d->pad, ix0 = ox * d->stride - d->pad;
@@ -280,6 +281,13 @@ static void direct_forward_row(float *out, const float *in, const float *wt, con
             else memcpy(o + c0, part, sizeof(float) * (size_t)cn);
         }
     }
+}
+
+static void direct_forward_row(float *out, const float *in, const float *wt, const struct conv2d_desc *d, int n,
+                               int oy)
+{
+    if (d->K == 3 && d->Cin == 3) direct_row(out, in, wt, d, n, oy, 3, 3);
+    else direct_row(out, in, wt, d, n, oy, d->K, d->Cin);
 }
 
 static void direct_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d, float *wt)
