@@ -14,6 +14,10 @@
  * whatever thread ran what, and a thread that loses its core holds up one chunk, not half. */
 #define BN_CHUNKS 8
 
+/* Rows per dynamic chunk for row loops: about 16K floats, so that handing out chunks (an
+ * atomic each) stays negligible even for C = 16 (8 rows were 50K chunks per pass at bs=32). */
+static int row_chunk(int C) { return C >= 2048 ? 8 : 16384 / C > 8 ? 16384 / C : 8; }
+
 static void sum_chunks(double *s1, double *s2, int C, double (*part)[2][C])
 {
     for (int c = 0; c < C; c++) s1[c] = s2[c] = 0;
@@ -90,7 +94,8 @@ void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, c
     float mean[C], rstd[C], scale[C], shift[C]; /* C <= a few thousand: fits on the stack */
     bn_stats(mean, rstd, save_mean, save_rstd, in, run_mean, run_var, d);
     bn_affine(scale, shift, mean, rstd, gamma, beta, C);
-#pragma omp parallel for schedule(dynamic, 8) if ((size_t)M * C >= OMP_MIN_WORK)
+    int rows = row_chunk(C);
+#pragma omp parallel for schedule(dynamic, rows) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *x = in + (size_t)m * C;
         float *y = out + (size_t)m * C;
@@ -198,7 +203,8 @@ void batchnorm_act_backward_cpu(float *din, float *dgamma, float *dbeta, const f
         k3[c] = d->train ? -g * (float)(sdyx[c] / M) * rstd[c] : 0.0f; /* coeff of (x-mean) */
     }
     if (!din) return;
-#pragma omp parallel for schedule(dynamic, 8) if ((size_t)M * C >= OMP_MIN_WORK)
+    int rows = row_chunk(C);
+#pragma omp parallel for schedule(dynamic, rows) if ((size_t)M * C >= OMP_MIN_WORK)
     for (int m = 0; m < M; m++) {
         const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
         float *dx = din + (size_t)m * C;

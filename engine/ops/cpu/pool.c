@@ -28,7 +28,7 @@ void avgpool_forward_cpu(float *out, const float *in, int N, int P, int C)
 
 void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, int acc)
 {
-#pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)N * P * C >= OMP_MIN_WORK)
+#pragma omp parallel for collapse(2) schedule(dynamic, 64) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++)
         for (int p = 0; p < P; p++) {
             float *dx = din + ((size_t)n * P + p) * C;
