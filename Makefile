@@ -79,7 +79,7 @@ LIBS     += $(CUDA_LIBS)
 NVCCFLAGS := -O3 -std=c++17 -DTIPC_HAVE_CUDA $(CUDA_INC) -Ibuild/gen \
              -gencode arch=compute_$(GPU_ARCH),code=sm_$(GPU_ARCH) \
              -gencode arch=compute_$(GPU_ARCH),code=compute_$(GPU_ARCH) \
-             -Xcompiler -Wall,-Wextra,-fPIC -MMD -MP
+             -Xcompiler -Wall,-Wextra,-Werror,-fPIC -Werror all-warnings -MMD -MP
 else
 CU_SRCS  :=
 endif
