@@ -193,15 +193,39 @@ void infer_plan(struct infer_model *m, int N)
     m->N = N;
     m->acts = m->be.ops->alloc(m->be.ctx, m->nacts);
     m->scratch = m->be.ops->alloc(m->be.ctx, m->nscratch);
+    if (backend_is_cpu(&m->be)) {
+        m->wdev = m->weights;
+    } else {
+        m->wdev = m->be.ops->alloc(m->be.ctx, m->nweights);
+        m->be.ops->upload(m->be.ctx, m->wdev, m->weights, m->nweights);
+    }
+}
+
+/* the backend buffers of infer_plan */
+static void unplan(struct infer_model *m)
+{
+    if (m->be.ops) {
+        if (m->acts) m->be.ops->free(m->be.ctx, m->acts);
+        if (m->scratch) m->be.ops->free(m->be.ctx, m->scratch);
+        if (m->wdev && m->wdev != m->weights) m->be.ops->free(m->be.ctx, m->wdev);
+    }
+    m->acts = m->scratch = m->wdev = NULL;
+}
+
+void infer_move(struct infer_model *m, struct backend be)
+{
+    unplan(m);
+    free(m->slot_off);
+    m->slot_off = NULL;
+    m->nacts = m->nscratch = 0;
+    m->be = be;
+    infer_plan(m, m->N);
 }
 
 void infer_free(struct infer_model *m)
 {
     if (!m) return;
-    if (m->be.ops) {
-        if (m->acts) m->be.ops->free(m->be.ctx, m->acts);
-        if (m->scratch) m->be.ops->free(m->be.ctx, m->scratch);
-    }
+    unplan(m);
     free(m->layers);
     free(m->slots);
     free(m->weights);
@@ -225,7 +249,7 @@ void infer_forward(struct infer_model *m, int n)
         const struct infer_layer *l = &m->layers[i];
         const struct infer_slot *si = &m->slots[l->in], *so = &m->slots[l->out];
         float *x = m->acts + m->slot_off[l->in], *y = m->acts + m->slot_off[l->out];
-        const float *w = m->weights + l->w_off, *b = m->weights + l->b_off;
+        const float *w = m->wdev + l->w_off, *b = m->wdev + l->b_off;
         size_t cnt = (size_t)n * si->H * si->W * si->C;
         switch ((enum infer_kind)l->kind) {
         case INF_CONV: {
@@ -252,3 +276,12 @@ void infer_forward(struct infer_model *m, int n)
 
 const float *infer_output(const struct infer_model *m) { return m->acts + m->slot_off[m->probs_slot]; }
 const float *infer_logits(const struct infer_model *m) { return m->acts + m->slot_off[m->logits_slot]; }
+
+void infer_output_host(const struct infer_model *m, float *probs, int n)
+{
+    m->be.ops->download(m->be.ctx, probs, infer_output(m), (size_t)n * m->num_classes);
+}
+void infer_logits_host(const struct infer_model *m, float *logits, int n)
+{
+    m->be.ops->download(m->be.ctx, logits, infer_logits(m), (size_t)n * m->num_classes);
+}
