@@ -1,9 +1,10 @@
 /* conv_cudnn.cu: the general grouped convolution (the stem, grouped convs, depthwise kernels our
  * own kernels do not cover) through cuDNN's convolution API on NHWC tensors. Per shape, one plan:
  * descriptors plus the forward / backward-data / backward-filter algorithms, picked once
- * (cudnnFind by timing, or cudnnGet_v7 heuristics with TIPC_CUDNN_FIND=0) and cached in the
- * context. Backward algorithms are deterministic when cuDNN offers one (it does for these
- * shapes), so a run repeats bit for bit. Without TIPC_CUDA_TF32=1 only FMA-math (true fp32)
+ * (cudnnGet_v7 heuristics, so a seed repeats bit for bit; TIPC_CUDNN_FIND=1 times them with
+ * cudnnFind, which may pick differently from run to run) and cached in the context.
+ * Backward algorithms are deterministic ones (no atomics) when cuDNN offers one, with a warning
+ * when it does not. Without TIPC_CUDA_TF32=1 only FMA-math (true fp32)
  * algorithms are taken, so results match the CPU reference. Weights stay in PyTorch's
  * (Cout, Cin/g, K, K) layout; cuDNN's NHWC filter is (Cout, K, K, Cin/g), so they are transposed
  * into the workspace per call (the stem's is 432 floats). Not here: pointwise (cuBLAS) and

@@ -54,7 +54,7 @@ extern "C" enum tipc_status cuda_ctx_create(struct cuda_ctx **out, int device)
     const char *t = getenv("TIPC_CUDA_TF32");
     cx->tf32 = t && !strcmp(t, "1");
     const char *f = getenv("TIPC_CUDNN_FIND");
-    cx->find = !(f && !strcmp(f, "0"));
+    cx->find = f && !strcmp(f, "1");
     INIT_TRY(cudaSetDevice(device), cudaGetErrorString);
     cudaDeviceProp p;
     INIT_TRY(cudaGetDeviceProperties(&p, device), cudaGetErrorString);
