@@ -104,22 +104,23 @@ static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta 
 
 struct step_stats { double loss, reader, batch; int h1, h5, seen, steps; };
 
-/* Collectives on the net's buffers. Gloo works on host memory, so with the CUDA backend the
- * buffer makes a round trip through a host copy (NCCL on device pointers is issue 6's next step). */
+/* Collectives on the net's buffers. NCCL (TIPC_COMM_BACKEND=nccl) takes the device buffers as
+ * they are; Gloo works on host memory, so with the CUDA backend the buffer makes a round trip
+ * through a host copy. The identity check hashes bytes on the host, so it always reads a host copy. */
 enum dp_op { DP_AVG_BUCKETS, DP_BROADCAST0, DP_CHECK_SAME };
 static enum tipc_status dp_collective(const struct train_opts *o, struct net *net, enum dp_op op, float *buf,
                                       size_t n, const char *what)
 {
-    bool host = backend_is_cpu(&net->be);
-    float *h = host ? buf : xmalloc(sizeof(float) * (n ? n : 1));
-    if (!host) net->be.ops->download(net->be.ctx, h, buf, n);
+    bool direct = backend_is_cpu(&net->be) || (comm_device_buffers(o->comm) && op != DP_CHECK_SAME);
+    float *h = direct ? buf : xmalloc(sizeof(float) * (n ? n : 1));
+    if (!direct) net->be.ops->download(net->be.ctx, h, buf, n);
     enum tipc_status st = TIPC_OK;
     switch (op) {
     case DP_AVG_BUCKETS: st = comm_allreduce_buckets(o->comm, h, n, COMM_F32, COMM_AVG, o->bucket_bytes); break;
     case DP_BROADCAST0: st = comm_broadcast(o->comm, h, n * sizeof(float), 0); break;
     case DP_CHECK_SAME: st = comm_check_same(o->comm, h, n * sizeof(float), what); break;
     }
-    if (!host) {
+    if (!direct) {
         if (st == TIPC_OK && op != DP_CHECK_SAME) net->be.ops->upload(net->be.ctx, buf, h, n);
         free(h);
     }
