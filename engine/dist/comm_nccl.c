@@ -115,9 +115,9 @@ enum tipc_status comm_nccl_init(void **impl, int rank, int world, const struct c
     if (m->comm) r = nccl_settle(m, r, deadline);
     if (r != ncclSuccess) {
         enum tipc_status st = nccl_fail(m, "communicator init", r, timeout_ms);
-        if (r == ncclInvalidUsage)
-            error_hint("NCCL needs one GPU per rank (two ranks on device %d?); use TIPC_COMM_BACKEND=gloo, which "
-                       "reduces through host memory", dev);
+        if (r != ncclInProgress)
+            error_hint("NCCL needs one GPU per rank: if two ranks share device %d, use TIPC_COMM_BACKEND=gloo, "
+                       "which reduces through host memory", dev);
         nccl_destroy(m);
         return st;
     }

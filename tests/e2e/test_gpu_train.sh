@@ -43,4 +43,23 @@ p1=$(grep -o 'prob: [0-9.e-]*' "$W/ic.log" | cut -d' ' -f2) p2=$(grep -o 'prob: 
 awk -v a="$p1" -v b="$p2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4) }' || fail "infer prob: cpu $p1 gpu $p2"
 "$T" infer --model-dir "$W/inf" --img-path "$IMG" --use-gpu True --benchmark True >"$W/ib.log" 2>&1 || fail "gpu infer benchmark"
 grep -q 'runtime_device: gpu' "$W/ib.log" || fail "benchmark summary does not say gpu"
+
+# data parallel with both ranks on one GPU: through Gloo (host copies of the device buffers) the
+# ranks stay identical (the trainer checks); NCCL wants one GPU per rank, so it either runs or
+# refuses within seconds with exit 4 and a message naming NCCL and the Gloo alternative
+unset TIPC_JOB_TOKEN TIPC_JOB_ID MASTER_ADDR MASTER_PORT
+cd "$W" || fail cd
+"$T" launch --job_id="gpudp$$" --nproc_per_node=2 --gpus=0,0 --log_dir=dl train "${TINY[@]}" --device gpu \
+    --output-dir "$W/dp" >"$W/dp.log" 2>&1 || { cat "$W/dp.log" dl/workerlog.*; fail "2 ranks on one GPU, gloo"; }
+grep -q 'data parallel: 2 ranks (gloo)' "$W/dp.log" || fail "no data-parallel report (gloo)"
+TIPC_COMM_BACKEND=nccl TIPC_COMM_TIMEOUT=60 timeout 180 "$T" launch --job_id="gpunccl$$" --nproc_per_node=2 --gpus=0,0 \
+    --log_dir=nl train "${TINY[@]}" --device gpu --output-dir "$W/nc" >"$W/nc.log" 2>&1
+rc=$?
+if [ $rc -eq 0 ]; then
+    grep -q 'data parallel: 2 ranks (nccl)' "$W/nc.log" || fail "no data-parallel report (nccl)"
+    echo "note: NCCL ran two ranks on one GPU"
+else
+    [ $rc -eq 4 ] || { cat "$W/nc.log" nl/workerlog.*; fail "nccl, two ranks on one GPU: exit $rc, want 0 or 4"; }
+    cat "$W/nc.log" nl/workerlog.* | grep -q 'TIPC_COMM_BACKEND=gloo' || fail "nccl refusal does not name the alternative"
+fi
 echo "ok: gpu train/infer agree with cpu"
