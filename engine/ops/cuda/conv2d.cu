@@ -28,6 +28,17 @@ __global__ void dw_transpose_kernel(float *wt, const float *w, int C, int KK)
     }
 }
 
+/* (b, y, x, c) of element i of an NHWC tensor (., H, W, C) */
+__device__ __forceinline__ void nhwc_coords(size_t i, int H, int W, int C, int *b, int *y, int *x, int *c)
+{
+    *c = (int)(i % C);
+    size_t r = i / C;
+    *x = (int)(r % W);
+    r /= W;
+    *y = (int)(r % H);
+    *b = (int)(r / H);
+}
+
 /* out (N, Ho, Wo, C): one thread per output element, taps summed in (ky, kx) order. */
 template <int K>
 __global__ void dw_forward_kernel(float *out, const float *in, const float *wt, struct conv2d_desc d)
@@ -35,11 +46,8 @@ __global__ void dw_forward_kernel(float *out, const float *in, const float *wt, 
     size_t n = (size_t)d.N * d.Ho * d.Wo * d.Cin;
     int C = d.Cin;
     GRID_STRIDE(i, n) {
-        int c = (int)(i % C);
-        size_t r = i / C;
-        int ox = (int)(r % d.Wo);
-        r /= d.Wo;
-        int oy = (int)(r % d.Ho), b = (int)(r / d.Ho);
+        int b, oy, ox, c;
+        nhwc_coords(i, d.Ho, d.Wo, C, &b, &oy, &ox, &c);
         float acc = 0.0f;
 #pragma unroll
         for (int ky = 0; ky < K; ky++) {
@@ -63,11 +71,8 @@ __global__ void dw_backward_data_kernel(float *din, const float *dout, const flo
     size_t n = (size_t)d.N * d.H * d.W * d.Cin;
     int C = d.Cin, s = d.stride;
     GRID_STRIDE(i, n) {
-        int c = (int)(i % C);
-        size_t r = i / C;
-        int ix = (int)(r % d.W);
-        r /= d.W;
-        int iy = (int)(r % d.H), b = (int)(r / d.H);
+        int b, iy, ix, c;
+        nhwc_coords(i, d.H, d.W, C, &b, &iy, &ix, &c);
         float g = 0.0f;
 #pragma unroll
         for (int ky = 0; ky < K; ky++) {

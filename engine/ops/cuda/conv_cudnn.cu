@@ -19,27 +19,25 @@ extern "C" {
 
 #define WS_LIMIT ((size_t)1 << 30) /* never pick an algorithm needing more than 1 GiB of workspace */
 
-/* (Cout, Cg, KK) <-> (Cout, KK, Cg) */
+/* Element i of a (Cout, Cg, KK) weight tensor, at its place in (Cout, KK, Cg) */
+__device__ __forceinline__ size_t krsc_index(size_t i, int Cg, int KK)
+{
+    int k = (int)(i % KK);
+    size_t r = i / KK;
+    size_t ci = r % Cg, co = r / Cg;
+    return (co * KK + k) * Cg + ci;
+}
+/* dst (Cout, KK, Cg) = src (Cout, Cg, KK) */
 __global__ void kcrs_to_krsc_kernel(float *dst, const float *src, int Cout, int Cg, int KK)
 {
     size_t n = (size_t)Cout * Cg * KK;
-    GRID_STRIDE(i, n) {
-        int k = (int)(i % KK);
-        size_t r = i / KK;
-        int ci = (int)(r % Cg), co = (int)(r / Cg);
-        dst[((size_t)co * KK + k) * Cg + ci] = src[i];
-    }
+    GRID_STRIDE(i, n) dst[krsc_index(i, Cg, KK)] = src[i];
 }
 /* dw (Cout, Cg, KK) += dwt (Cout, KK, Cg) */
 __global__ void krsc_add_to_kcrs_kernel(float *dw, const float *dwt, int Cout, int Cg, int KK)
 {
     size_t n = (size_t)Cout * Cg * KK;
-    GRID_STRIDE(i, n) {
-        int k = (int)(i % KK);
-        size_t r = i / KK;
-        int ci = (int)(r % Cg), co = (int)(r / Cg);
-        dw[i] += dwt[((size_t)co * KK + k) * Cg + ci];
-    }
+    GRID_STRIDE(i, n) dw[i] += dwt[krsc_index(i, Cg, KK)];
 }
 
 /* Index of the best usable result: success, workspace within the limit, FMA math unless TF32 is
