@@ -161,6 +161,13 @@ build/san/tests/%: tests/unit/%.c tests/unit/testutil.h build/san/libtipc.a buil
 	@printf '  %-6s %s\n' TEST $@
 	$(Q)$(CC) $(SAN_CFLAGS) -Wno-unused-parameter -o $@ $< build/san/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
 
+# A unit test without sanitizers (e.g. for a GPU machine that lacks the sanitizer runtime:
+# scripts/gpu/bundle.sh builds build/rel/tests/test_cuda_ops).
+build/rel/tests/%: tests/unit/%.c tests/unit/testutil.h build/rel/libtipc.a build/flags
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' TEST $@
+	$(Q)$(CC) $(REL_CFLAGS) -Wno-unused-parameter -o $@ $< build/rel/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
+
 # `make test`: everything under ASan/UBSan; tests/run.sh prints 'N passed, N failed, N skipped'.
 test: build/san/tipc bin/tipc $(UNIT_BINS)
 	$(Q)TIPC=$(CURDIR)/build/san/tipc TIPC_REL=$(CURDIR)/bin/tipc tests/run.sh $(UNIT_BINS)
