@@ -4,10 +4,10 @@
  * (cudnnGet_v7 heuristics, so a seed repeats bit for bit; TIPC_CUDNN_FIND=1 times them with
  * cudnnFind, which may pick differently from run to run) and cached in the context.
  * Backward algorithms are deterministic ones (no atomics) when cuDNN offers one, with a warning
- * when it does not. Without TIPC_CUDA_TF32=1 only FMA-math (true fp32)
- * algorithms are taken, so results match the CPU reference. Weights stay in PyTorch's
- * (Cout, Cin/g, K, K) layout; cuDNN's NHWC filter is (Cout, K, K, Cin/g), so they are transposed
- * into the workspace per call (the stem's is 432 floats). Not here: pointwise (cuBLAS) and
+ * when it does not. Without TIPC_CUDA_TF32=1 algorithms run with FMA math (true fp32, no TF32
+ * tensor cores), so results match the CPU reference; a warning says when that is impossible.
+ * Weights stay in PyTorch's (Cout, Cin/g, K, K) layout; cuDNN's NHWC filter is (Cout, K, K,
+ * Cin/g), so they are transposed into the workspace per call (the stem's is 432 floats). Not here: pointwise (cuBLAS) and
  * depthwise (own kernels) paths, conv2d.cu. */
 #include <string.h>
 
@@ -40,18 +40,26 @@ __global__ void krsc_add_to_kcrs_kernel(float *dw, const float *dwt, int Cout, i
     GRID_STRIDE(i, n) dw[i] += dwt[krsc_index(i, Cg, KK)];
 }
 
-/* Index of the best usable result: success, workspace within the limit, FMA math unless TF32 is
- * allowed, deterministic when `det` (results come sorted fastest first). -1 if none. */
-template <typename Perf> static int pick(const Perf *p, int n, int tf32, int det)
+/* The first usable result (results come fastest first): success, workspace within the limit,
+ * and a workspace query that accepts it under the math type we run it with. Passes: 0 FMA math
+ * (true fp32; any math with TF32 allowed) and deterministic when `det`; 1 FMA math, any
+ * determinism; 2 the result's own math type (may be TF32), with a warning. *math and *ws get
+ * the choice; -1 if none. ws(algo, &bytes) queries the workspace with the descriptor's math set. */
+template <typename Perf, typename WsFn>
+static int choose(struct cuda_ctx *cx, struct conv_plan *pl, const Perf *p, int n, int det, WsFn ws,
+                  cudnnMathType_t *math, size_t *bytes)
 {
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (int i = 0; i < n; i++) {
             if (p[i].status != CUDNN_STATUS_SUCCESS || p[i].memory > WS_LIMIT) continue;
-            if (!tf32 && p[i].mathType != CUDNN_FMA_MATH && pass == 0) continue;
-            if (det && p[i].determinism != CUDNN_DETERMINISTIC && pass == 0) continue;
-            if (pass == 1)
-                warning_msg("cuDNN: no fp32-exact%s algorithm for this convolution; using algorithm %d",
-                            det ? " deterministic" : "", (int)p[i].algo);
+            if (pass == 0 && det && p[i].determinism != CUDNN_DETERMINISTIC) continue;
+            *math = cx->tf32 || pass == 2 ? p[i].mathType : CUDNN_FMA_MATH;
+            CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, *math));
+            if (ws(p[i].algo, bytes) != CUDNN_STATUS_SUCCESS || *bytes > WS_LIMIT) continue;
+            if (pass > 0)
+                warning_msg("cuDNN: no %s algorithm for a %dx%d conv %d->%d (groups %d); using algorithm %d",
+                            pass == 1 ? "deterministic" : "fp32-exact (FMA)", pl->d.K, pl->d.K, pl->d.Cin,
+                            pl->d.Cout, pl->d.groups, (int)p[i].algo);
             return i;
         }
     return -1;
@@ -101,12 +109,12 @@ static void find_fwd(struct cuda_ctx *cx, struct conv_plan *pl)
     else
         CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(cx->cudnn, pl->x, pl->w, pl->conv, pl->y,
                                                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, p));
-    int i = pick(p, n, cx->tf32, 0);
+    auto ws = [&](cudnnConvolutionFwdAlgo_t a, size_t *b) {
+        return cudnnGetConvolutionForwardWorkspaceSize(cx->cudnn, pl->x, pl->w, pl->conv, pl->y, a, b);
+    };
+    int i = choose(cx, pl, p, n, 0, ws, &pl->fwd_math, &pl->ws_fwd);
     CUDA_REQUIRE(i >= 0, "cuDNN offers no forward algorithm for this convolution");
-    pl->fwd = p[i].algo, pl->fwd_math = p[i].mathType;
-    CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, pl->fwd_math));
-    CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(cx->cudnn, pl->x, pl->w, pl->conv, pl->y, pl->fwd,
-                                                        &pl->ws_fwd));
+    pl->fwd = p[i].algo;
     pl->have_fwd = 1;
 }
 
@@ -127,16 +135,17 @@ static void find_bwd(struct cuda_ctx *cx, struct conv_plan *pl)
         CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(cx->cudnn, pl->x, pl->y, pl->conv, pl->w,
                                                                   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &nf, pf));
     }
-    int i = pick(pd, nd, cx->tf32, 1), j = pick(pf, nf, cx->tf32, 1);
+    auto wsd = [&](cudnnConvolutionBwdDataAlgo_t a, size_t *b) {
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(cx->cudnn, pl->w, pl->y, pl->conv, pl->x, a, b);
+    };
+    auto wsf = [&](cudnnConvolutionBwdFilterAlgo_t a, size_t *b) {
+        return cudnnGetConvolutionBackwardFilterWorkspaceSize(cx->cudnn, pl->x, pl->y, pl->conv, pl->w, a, b);
+    };
+    int i = choose(cx, pl, pd, nd, 1, wsd, &pl->data_math, &pl->ws_data);
+    int j = choose(cx, pl, pf, nf, 1, wsf, &pl->filter_math, &pl->ws_filter);
     CUDA_REQUIRE(i >= 0 && j >= 0, "cuDNN offers no backward algorithm for this convolution");
-    pl->bwd_data = pd[i].algo, pl->data_math = pd[i].mathType;
-    pl->bwd_filter = pf[j].algo, pl->filter_math = pf[j].mathType;
-    CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, pl->data_math));
-    CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(cx->cudnn, pl->w, pl->y, pl->conv, pl->x, pl->bwd_data,
-                                                             &pl->ws_data));
-    CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, pl->filter_math));
-    CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(cx->cudnn, pl->x, pl->y, pl->conv, pl->w,
-                                                               pl->bwd_filter, &pl->ws_filter));
+    pl->bwd_data = pd[i].algo;
+    pl->bwd_filter = pf[j].algo;
     pl->have_bwd = 1;
 }
 
