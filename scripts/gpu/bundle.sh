@@ -4,7 +4,7 @@
 # but not tipc's other system libraries and nothing to install them with (the device machines).
 #   scripts/gpu/bundle.sh [OUT]    (default: .gpubundle.tar.xz in the repo root, git-ignored)
 # The archive holds gpubundle/{bin/tipc, bin/test_cuda_ops (no sanitizers), lib/ (every shared
-# library they load except glibc, libstdc++/libgcc and NVIDIA's), env.sh}. On the GPU machine,
+# library they load except glibc, libstdc++/libgcc and NVIDIA's), env.sh, find_nvidia.sh}. On the GPU machine,
 # in the repo root:  tar xJf .gpubundle.tar.xz -C /tmp && . /tmp/gpubundle/env.sh
 # Built for x86-64-v3 (AVX2/FMA), not this machine's -march=native. Needs CUDA detected here.
 set -eu
@@ -26,6 +26,6 @@ for exe in "$B"/gpubundle/bin/*; do ldd "$exe"; done | awk '/=> \// {print $1, $
     while read -r name path; do
         [[ $name =~ $skip ]] || cp -L "$path" "$B/gpubundle/lib/$name"
     done
-cp "$ROOT/scripts/gpu/env.sh" "$B/gpubundle/env.sh"
+cp "$ROOT/scripts/gpu/env.sh" "$ROOT/scripts/gpu/find_nvidia.sh" "$B/gpubundle/"
 tar -C "$B" -cJf "$OUT" gpubundle
 echo "bundle: $OUT ($(du -h "$OUT" | cut -f1)): $(ls "$B/gpubundle/lib" | wc -l) libraries"
