@@ -17,18 +17,26 @@
 
 const char usage_bench[] =
     "usage: tipc bench train|infer [--model mobilenet_v3_small] [--batch-size B] [--resolution R]\n"
-    "                  [--steps S] [--warmup W] [--threads T] [--num-classes K] [--device cpu|gpu]\n\n"
+    "                  [--steps S] [--warmup W] [--threads T] [--num-classes K] [--device cpu|gpu]\n"
+    "                  [--cuda-graph]\n\n"
     "Time the engine on synthetic data and print img/s and ms/step.\n"
     "  train   forward + backward + momentum SGD step (train-mode BN, dropout 0.2)\n"
     "  infer   the exported inference graph (BN folded), forward only\n"
     "Defaults: batch 32, resolution 224, steps 10, warmup 2, threads = all cores, 1000 classes, cpu.\n"
     "--device gpu runs fp32 on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
-    "device sync, so the times are of the work, not of its launch.\n"
+    "device sync, so the times are of the work, not of its launch. --cuda-graph (infer, gpu, warmup\n"
+    ">= 2): the forward pass is captured once in the warm-up (after one plain pass) and every later\n"
+    "step replays it (the input upload stays outside the graph).\n"
     "Exit codes: 0 ok, 2 usage, 7 gpu not built or no CUDA device.\n";
 
 
 
-struct bench_opts { const char *model, *device; int batch, res, steps, warmup, threads, classes; struct backend be; };
+struct bench_opts {
+    const char *model, *device;
+    int batch, res, steps, warmup, threads, classes;
+    bool graph;
+    struct backend be;
+};
 
 static void fill_images(uint8_t *img, size_t n, uint64_t seed)
 {
@@ -95,12 +103,24 @@ static double bench_infer(const struct bench_opts *o)
     uint8_t *img = xmalloc(ni);
     fill_images(img, ni, 7);
     double t0 = 0, ts = 0;
+    bool replay = false;
     for (int s = 0; s < o->warmup + o->steps; s++) {
         if (s == o->warmup) t0 = now_seconds();
         if (s > o->warmup) g_steps[s - o->warmup - 1] = now_seconds() - ts;
         ts = now_seconds();
         infer_set_input_u8(&m, img, o->batch);
-        infer_forward(&m, o->batch);
+        if (replay) {
+            backend_graph_launch(&m.be);
+        } else if (o->graph && s == 1 && backend_graph_begin(&m.be)) {
+            /* capture after one plain pass (workspaces and cuDNN plans exist), then replay; the
+             * graph holds the workspace addresses, so nothing may grow them afterwards */
+            infer_forward(&m, o->batch);
+            backend_graph_end(&m.be);
+            backend_graph_launch(&m.be);
+            replay = true;
+        } else {
+            infer_forward(&m, o->batch);
+        }
         m.be.ops->sync(m.be.ctx);
     }
     double dt = now_seconds() - t0;
@@ -129,7 +149,7 @@ int cmd_bench(int argc, char **argv)
         {"--resolution", NULL, FLAG_INT, &o.res, NULL},     {"--steps", NULL, FLAG_INT, &o.steps, NULL},
         {"--warmup", NULL, FLAG_INT, &o.warmup, NULL},      {"--threads", NULL, FLAG_INT, &o.threads, NULL},
         {"--num-classes", NULL, FLAG_INT, &o.classes, NULL}, {"--device", NULL, FLAG_STR, &o.device, NULL},
-        {0},
+        {"--cuda-graph", NULL, FLAG_SWITCH, &o.graph, NULL}, {0},
     };
     bool help;
     TRY(flags_parse("bench", usage_bench, argc - 1, argv + 1, tbl, &help));
@@ -141,8 +161,12 @@ int cmd_bench(int argc, char **argv)
     backend_cpu_fix_blas();
     backend_cpu_set_threads(o.threads);
     TRY(backend_open(&o.be, o.device, 0));
-    printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d device=%s\n", what, o.model,
-           o.batch, o.res, o.steps, o.warmup, o.threads, o.device);
+    if (o.graph && (strcmp(what, "infer") || backend_is_cpu(&o.be) || o.warmup < 2)) {
+        backend_close(&o.be);
+        return error_msg(TIPC_EUSAGE, "bench: --cuda-graph is for 'infer --device gpu' with --warmup >= 2");
+    }
+    printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d device=%s%s\n", what, o.model,
+           o.batch, o.res, o.steps, o.warmup, o.threads, o.device, o.graph ? " cuda-graph" : "");
     g_steps = xcalloc((size_t)o.steps, sizeof(double));
     double dt = !strcmp(what, "train") ? bench_train(&o) : bench_infer(&o);
     double ms = dt * 1e3 / o.steps, ips = o.batch * o.steps / dt;

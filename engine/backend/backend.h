@@ -88,6 +88,12 @@ int backend_device_from_env(void);
  * through the die routine. In builds without CUDA, backend_cuda_init() returns TIPC_ENOTBUILT. */
 enum tipc_status backend_cuda_init(struct backend *b, int device);
 void backend_cuda_free(struct backend *b);
+/* CUDA Graphs (cuda_graph_* in ops/cuda/ops_cuda.h): capture the ops issued between begin and
+ * end once (after a warm-up pass of the same shapes), replay them with one launch. begin returns
+ * false (and end/launch do nothing) on the CPU. */
+bool backend_graph_begin(struct backend *b);
+void backend_graph_end(struct backend *b);
+void backend_graph_launch(struct backend *b);
 /* "cuda:0 (NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB, TF32 off)" */
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n);
 #ifdef TIPC_HAVE_CUDA

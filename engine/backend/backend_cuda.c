@@ -157,6 +157,21 @@ void backend_cuda_free(struct backend *b)
     b->ctx = NULL;
 }
 
+bool backend_graph_begin(struct backend *b)
+{
+    if (backend_is_cpu(b)) return false;
+    cuda_graph_begin(b->ctx);
+    return true;
+}
+void backend_graph_end(struct backend *b)
+{
+    if (!backend_is_cpu(b)) cuda_graph_end(b->ctx);
+}
+void backend_graph_launch(struct backend *b)
+{
+    if (!backend_is_cpu(b)) cuda_graph_launch(b->ctx);
+}
+
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
     const struct cuda_ctx *cx = b->ctx;
@@ -178,6 +193,13 @@ enum tipc_status backend_cuda_init(struct backend *b, int device)
     return TIPC_ENOTBUILT;
 }
 void backend_cuda_free(struct backend *b) { (void)b; }
+bool backend_graph_begin(struct backend *b)
+{
+    (void)b;
+    return false;
+}
+void backend_graph_end(struct backend *b) { (void)b; }
+void backend_graph_launch(struct backend *b) { (void)b; }
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
     (void)b;

@@ -29,8 +29,9 @@ have_torch=0
 echo "# gpu_vs_pytorch: $(date -u '+%Y-%m-%d %H:%M UTC'), $gpu, TF32=$TF32, res $RES, steps $STEPS"
 
 tipc_train() { "$T" bench train --device gpu --batch-size "$1" --resolution "$RES" --steps "$STEPS" --warmup 3 | awk '/median img\/s/ {print $NF}'; }
-tipc_infer() { "$T" bench infer --device gpu --batch-size "$1" --resolution "$RES" --steps "$ISTEPS" --warmup 10 | awk -v w="$2" '/median img\/s/ {print (w == "ms" ? $(NF-3) : $NF)}'; }
+tipc_infer() { "$T" bench infer --device gpu --batch-size "$1" --resolution "$RES" --steps "$ISTEPS" --warmup 10 ${3:-} | awk -v w="$2" '/median img\/s/ {print (w == "ms" ? $(NF-3) : $NF)}'; }
 tt=$(tipc_train "$BS"); ts=$(tipc_train "$BS_SMALL"); ti1=$(tipc_infer 1 ms); tib=$(tipc_infer "$BS" ips)
+tg1=$(tipc_infer 1 ms --cuda-graph); tgb=$(tipc_infer "$BS" ips --cuda-graph)
 
 # PyTorch: "MODE BS" per line -> train img/s, infer bs=1 ms, infer bs img/s (medians)
 torch_run() {
@@ -93,5 +94,6 @@ row "train bs=$BS img/s" "$tt" 1
 row "train bs=$BS_SMALL img/s" "$ts" 2
 row "infer bs=1 ms" "$ti1" 3
 row "infer bs=$BS img/s" "$tib" 4
+echo "# tipc inference replaying a CUDA Graph of the forward: bs=1 $tg1 ms, bs=$BS $tgb img/s"
 echo "# ratios: img/s rows higher is better for tipc; the ms row lower is better"
 echo "# targets (issue 6): train bs 256 AMP >= 1.5x eager AMP, >= 1.0x compile; bs 32 >= 2x eager; infer bs=1 <= 0.3 ms, bs 256 >= 1.2x eager"

@@ -1,6 +1,6 @@
 /* test_cuda_ops.c: every CUDA op against its CPU twin (the reference) on small random shapes,
  * through the two backends' op tables, then the whole reduced MobileNetV3 (forward, loss,
- * backward, two SGD steps) on both backends. TF32 is off (NVIDIA_TF32_OVERRIDE=0 and the
+ * backward, two SGD steps; an eval forward replayed from a CUDA Graph) on both backends. TF32 is off (NVIDIA_TF32_OVERRIDE=0 and the
  * context's default), so fp32 against fp32: forward 1e-4 relative, backward 1e-3, with an
  * absolute floor scaled to the tensor's largest value (sums cancel).
  * Without a CUDA build or a device every test prints `SKIP: no CUDA device (reason)` and calls
@@ -369,6 +369,13 @@ static void test_whole_net(void **state)
     net_forward(&cn, 3);
     net_forward(&gn, 3);
     expect(net_logits(&gn), net_logits(&cn), 30, 1e-3, "eval logits");
+    /* the same forward captured as a CUDA Graph, then replayed into a cleared output */
+    assert_true(backend_graph_begin(&gn.be));
+    net_forward(&gn, 3);
+    backend_graph_end(&gn.be);
+    gn.be.ops->zero(gn.be.ctx, (float *)net_logits(&gn), 30);
+    backend_graph_launch(&gn.be);
+    expect(net_logits(&gn), net_logits(&cn), 30, 1e-3, "eval logits (graph replay)");
     free(img);
     net_free(&cn);
     net_free(&gn);

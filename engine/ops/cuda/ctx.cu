@@ -64,6 +64,9 @@ extern "C" enum tipc_status cuda_ctx_create(struct cuda_ctx **out, int device)
     INIT_TRY(cublasSetStream(cx->cublas, cx->stream), cublasGetStatusString);
     INIT_TRY(cublasSetMathMode(cx->cublas, cx->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
              cublasGetStatusString);
+    /* 32 MiB, NVIDIA's advice for Hopper; ours, so that cuBLAS never allocates during a capture */
+    INIT_TRY(cudaMalloc(&cx->cublas_ws, (size_t)32 << 20), cudaGetErrorString);
+    INIT_TRY(cublasSetWorkspace(cx->cublas, cx->cublas_ws, (size_t)32 << 20), cublasGetStatusString);
     INIT_TRY(cudnnCreate(&cx->cudnn), cudnnGetErrorString);
     INIT_TRY(cudnnSetStream(cx->cudnn, cx->stream), cudnnGetErrorString);
     INIT_TRY(cudaMalloc((void **)&cx->loss, sizeof(double)), cudaGetErrorString);
@@ -83,6 +86,8 @@ extern "C" void cuda_ctx_free(struct cuda_ctx *cx)
         cudnnDestroyConvolutionDescriptor(pl->conv);
     }
     free(cx->plans);
+    if (cx->graph) cudaGraphExecDestroy(cx->graph);
+    cudaFree(cx->cublas_ws);
     cudaFree(cx->ws);
     cudaFree(cx->red);
     cudaFree(cx->coef);
@@ -156,6 +161,27 @@ extern "C" void cuda_download(struct cuda_ctx *cx, float *host, const float *src
     CUDA_CHECK(cudaStreamSynchronize(cx->stream));
 }
 extern "C" void cuda_sync(struct cuda_ctx *cx) { CUDA_CHECK(cudaStreamSynchronize(cx->stream)); }
+
+extern "C" void cuda_graph_begin(struct cuda_ctx *cx)
+{
+    CUDA_CHECK(cudaStreamSynchronize(cx->stream));
+    /* thread-local: the loader's threads may touch the CUDA runtime meanwhile */
+    CUDA_CHECK(cudaStreamBeginCapture(cx->stream, cudaStreamCaptureModeThreadLocal));
+}
+extern "C" void cuda_graph_end(struct cuda_ctx *cx)
+{
+    cudaGraph_t g;
+    CUDA_CHECK(cudaStreamEndCapture(cx->stream, &g));
+    if (cx->graph) CUDA_CHECK(cudaGraphExecDestroy(cx->graph));
+    cx->graph = NULL;
+    CUDA_CHECK(cudaGraphInstantiate(&cx->graph, g, 0));
+    CUDA_CHECK(cudaGraphDestroy(g));
+}
+extern "C" void cuda_graph_launch(struct cuda_ctx *cx)
+{
+    CUDA_REQUIRE(cx->graph != NULL, "no captured graph to launch");
+    CUDA_CHECK(cudaGraphLaunch(cx->graph, cx->stream));
+}
 
 /* Row-major C = op(A) op(B) + beta C is column-major C^T = op(B)^T op(A)^T: swap the operands. */
 void gemm_cuda(struct cuda_ctx *cx, int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,

@@ -70,6 +70,8 @@ struct cuda_ctx {
     int32_t *labels; size_t label_cap;     /* labels of the last loss, on the device */
     double *loss;                          /* (1) the batch loss */
     struct conv_plan *plans; int nplans, cap_plans;
+    void *cublas_ws;                       /* cuBLAS workspace: no allocation inside a graph capture */
+    cudaGraphExec_t graph;                 /* the captured work (cuda_graph_*), NULL when none */
 };
 
 /* Grow-only device buffers of the context (cudaMalloc only when a bigger one is needed: the

@@ -29,6 +29,14 @@ int cuda_device_count(const char **why);
 /* "NVIDIA H100 80GB HBM3, sm_90, 132 SMs" */
 void cuda_ctx_describe(const struct cuda_ctx *cx, char *buf, size_t n);
 
+/* CUDA Graphs: record the ops issued between begin and end (nothing runs), then replay them with
+ * one launch. Between begin and end only ops on device buffers whose shapes ran before (so the
+ * workspaces and cuDNN plans exist), no upload/download/sync/normalize_u8. A new capture
+ * replaces the old one. */
+void cuda_graph_begin(struct cuda_ctx *cx);
+void cuda_graph_end(struct cuda_ctx *cx);
+void cuda_graph_launch(struct cuda_ctx *cx);
+
 /* memory (device buffers of floats) */
 float *cuda_alloc(struct cuda_ctx *cx, size_t nfloats);            /* zeroed */
 void cuda_free(struct cuda_ctx *cx, float *p);
