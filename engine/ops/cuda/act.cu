@@ -4,6 +4,8 @@
  * contiguous parameter buffer). Same formulas and kinks as the CPU; dropout draws the same mask
  * bit for bit (the same counter-based splitmix64 of seed and index).
  * Grid-stride loops, 256 threads. Not here: channel reductions (se.cu, bn.cu). */
+#include <string.h>
+
 #include "cuda_common.cuh"
 
 __device__ __forceinline__ float relu6f(float x) { return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x); }
@@ -154,6 +156,9 @@ __global__ void normalize_u8_kernel(float *out, const uint8_t *in, size_t n)
         out[i] = __fdiv_rn(__fsub_rn(__fmul_rn((float)in[i], 1.0f / 255.0f), mean), sd);
     }
 }
+/* The batch goes through a pinned buffer: a copy from pageable memory would first wait for all the
+ * queued work of the stream; this waits only until the previous batch's upload has read the
+ * buffer (the event), so the host can stage the next batch while the GPU computes. */
 extern "C" void normalize_u8_cuda(struct cuda_ctx *cx, float *out, const uint8_t *host_images, size_t npix)
 {
     size_t n = npix * 3;
@@ -161,12 +166,16 @@ extern "C" void normalize_u8_cuda(struct cuda_ctx *cx, float *out, const uint8_t
     if (n > cx->img_bytes) {
         CUDA_CHECK(cudaStreamSynchronize(cx->stream));
         CUDA_CHECK(cudaFree(cx->img));
-        cx->img = NULL;
+        CUDA_CHECK(cudaFreeHost(cx->img_host));
+        cx->img = NULL, cx->img_host = NULL, cx->img_bytes = 0;
         CUDA_CHECK(cudaMalloc((void **)&cx->img, n));
+        CUDA_CHECK(cudaMallocHost((void **)&cx->img_host, n));
         cx->img_bytes = n;
     }
-    /* pageable source: the call returns once the bytes are staged, so the caller may reuse them */
-    CUDA_CHECK(cudaMemcpyAsync(cx->img, host_images, n, cudaMemcpyHostToDevice, cx->stream));
+    CUDA_CHECK(cudaEventSynchronize(cx->img_read));
+    memcpy(cx->img_host, host_images, n);
+    CUDA_CHECK(cudaMemcpyAsync(cx->img, cx->img_host, n, cudaMemcpyHostToDevice, cx->stream));
+    CUDA_CHECK(cudaEventRecord(cx->img_read, cx->stream));
     LAUNCH1(normalize_u8_kernel, n, out, cx->img, n);
 }
 

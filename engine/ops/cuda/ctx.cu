@@ -70,6 +70,7 @@ extern "C" enum tipc_status cuda_ctx_create(struct cuda_ctx **out, int device)
     INIT_TRY(cudnnCreate(&cx->cudnn), cudnnGetErrorString);
     INIT_TRY(cudnnSetStream(cx->cudnn, cx->stream), cudnnGetErrorString);
     INIT_TRY(cudaMalloc((void **)&cx->loss, sizeof(double)), cudaGetErrorString);
+    INIT_TRY(cudaEventCreateWithFlags(&cx->img_read, cudaEventDisableTiming), cudaGetErrorString);
     *out = cx;
     return TIPC_OK;
 }
@@ -92,6 +93,8 @@ extern "C" void cuda_ctx_free(struct cuda_ctx *cx)
     cudaFree(cx->red);
     cudaFree(cx->coef);
     cudaFree(cx->img);
+    cudaFreeHost(cx->img_host);
+    if (cx->img_read) cudaEventDestroy(cx->img_read);
     cudaFree(cx->labels);
     cudaFree(cx->loss);
     if (cx->cudnn) cudnnDestroy(cx->cudnn);

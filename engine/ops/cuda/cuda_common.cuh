@@ -66,7 +66,9 @@ struct cuda_ctx {
     void *ws; size_t ws_bytes;             /* op workspace (cuDNN, transposed weights, partials) */
     void *red; size_t red_bytes;           /* reduction partials (BN, depthwise dw, loss) */
     float *coef; size_t coef_floats;       /* per-channel coefficients (BN scale/shift, k1..k3) */
-    uint8_t *img; size_t img_bytes;        /* uint8 input batch staging */
+    uint8_t *img; size_t img_bytes;        /* uint8 input batch on the device */
+    uint8_t *img_host;                     /* (img_bytes) pinned staging of the batch */
+    cudaEvent_t img_read;                  /* the last upload has read img_host */
     int32_t *labels; size_t label_cap;     /* labels of the last loss, on the device */
     double *loss;                          /* (1) the batch loss */
     struct conv_plan *plans; int nplans, cap_plans;
