@@ -39,7 +39,7 @@ template <int KIND> __global__ void act_backward_kernel(float *din, const float 
 }
 template <int KIND> __global__ void bias_act_kernel(float *y, const float *b, size_t n, int C)
 {
-    GRID_STRIDE(i, n) y[i] = act_f<KIND>(y[i] + b[i % C]);
+    GRID_STRIDE(i, n) y[i] = act_f<KIND>(y[i] + b[i % (unsigned)C]);
 }
 
 #define THREADS 256

@@ -85,7 +85,7 @@ __global__ void bn_forward_finish_kernel(float *coef, float *save_mean, float *s
 __global__ void bn_apply_kernel(float *out, const float *in, const float *coef, size_t n, int C)
 {
     GRID_STRIDE(i, n) {
-        int c = (int)(i % C);
+        unsigned c = i % (unsigned)C;
         out[i] = in[i] * coef[c] + coef[C + c];
     }
 }
@@ -119,7 +119,7 @@ __global__ void bn_backward_apply_kernel(float *din, const float *dout, const fl
                                          const float *coef, size_t n, int C, int acc)
 {
     GRID_STRIDE(i, n) {
-        int c = (int)(i % C);
+        unsigned c = i % (unsigned)C;
         float v = coef[c] * dout[i] + coef[C + c] + coef[2 * C + c] * (in[i] - mean[c]);
         din[i] = acc ? din[i] + v : v;
     }

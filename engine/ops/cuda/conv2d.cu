@@ -23,20 +23,20 @@ __global__ void dw_transpose_kernel(float *wt, const float *w, int C, int KK)
 {
     size_t n = (size_t)C * KK;
     GRID_STRIDE(i, n) {
-        int c = (int)(i / KK), k = (int)(i % KK);
+        int c = (int)(i / (unsigned)KK), k = (int)(i % (unsigned)KK);
         wt[(size_t)k * C + c] = w[i];
     }
 }
 
 /* (b, y, x, c) of element i of an NHWC tensor (., H, W, C) */
-__device__ __forceinline__ void nhwc_coords(size_t i, int H, int W, int C, int *b, int *y, int *x, int *c)
+__device__ __forceinline__ void nhwc_coords(unsigned i, int H, int W, int C, int *b, int *y, int *x, int *c)
 {
-    *c = (int)(i % C);
-    size_t r = i / C;
-    *x = (int)(r % W);
-    r /= W;
-    *y = (int)(r % H);
-    *b = (int)(r / H);
+    unsigned r = i / (unsigned)C;
+    *c = (int)(i - r * (unsigned)C);
+    unsigned q = r / (unsigned)W;
+    *x = (int)(r - q * (unsigned)W);
+    *b = (int)(q / (unsigned)H);
+    *y = (int)(q - (unsigned)*b * (unsigned)H);
 }
 
 /* out (N, Ho, Wo, C): one thread per output element, taps summed in (ky, kx) order. */
@@ -142,7 +142,7 @@ __global__ void dw_filter_finish_kernel(float *dw, const float *part, int C, int
 {
     size_t n = (size_t)C * KK;
     GRID_STRIDE(i, n) {
-        int c = (int)(i / KK), k = (int)(i % KK);
+        int c = (int)(i / (unsigned)KK), k = (int)(i % (unsigned)KK);
         float s = 0.0f;
         for (int t = 0; t < nchunk; t++) s += part[((size_t)t * KK + k) * C + c];
         dw[i] += s;

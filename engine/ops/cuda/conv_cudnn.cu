@@ -20,11 +20,10 @@ extern "C" {
 #define WS_LIMIT ((size_t)1 << 30) /* never pick an algorithm needing more than 1 GiB of workspace */
 
 /* Element i of a (Cout, Cg, KK) weight tensor, at its place in (Cout, KK, Cg) */
-__device__ __forceinline__ size_t krsc_index(size_t i, int Cg, int KK)
+__device__ __forceinline__ unsigned krsc_index(unsigned i, int Cg, int KK)
 {
-    int k = (int)(i % KK);
-    size_t r = i / KK;
-    size_t ci = r % Cg, co = r / Cg;
+    unsigned k = i % (unsigned)KK, r = i / (unsigned)KK;
+    unsigned ci = r % (unsigned)Cg, co = r / (unsigned)Cg;
     return (co * KK + k) * Cg + ci;
 }
 /* dst (Cout, KK, Cg) = src (Cout, Cg, KK) */

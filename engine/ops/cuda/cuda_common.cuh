@@ -86,9 +86,12 @@ float *cuda_coef(struct cuda_ctx *cx, size_t floats);
 void gemm_cuda(struct cuda_ctx *cx, int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
                int ldb, float beta, float *C, int ldc);
 
-/* Blocks for a grid-stride loop over n items with `threads` per block (capped: the loop covers the rest). */
+/* Blocks for a grid-stride loop over n items with `threads` per block (capped: the loop covers the
+ * rest). n < 2^31: the loops index in 32 bits (64-bit division is a long instruction sequence, and
+ * the kernels divide to find channels and pixels). */
 static inline unsigned grid_for(size_t n, int threads, const struct cuda_ctx *cx)
 {
+    CUDA_REQUIRE(n < ((size_t)1 << 31), "a tensor of 2^31 or more elements");
     size_t b = (n + (size_t)threads - 1) / (size_t)threads;
     size_t cap = (size_t)cx->sm_count * 32;
     if (b > cap) b = cap;
@@ -96,6 +99,6 @@ static inline unsigned grid_for(size_t n, int threads, const struct cuda_ctx *cx
 }
 
 #define GRID_STRIDE(i, n) \
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
 
 #endif

@@ -5,7 +5,7 @@
 
 __global__ void add_bias_kernel(float *out, const float *b, size_t n, int Co)
 {
-    GRID_STRIDE(i, n) out[i] += b[i % Co];
+    GRID_STRIDE(i, n) out[i] += b[i % (unsigned)Co];
 }
 
 /* db[o] += sum_n dout[n, o], rows added in order (deterministic) */

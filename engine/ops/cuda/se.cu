@@ -10,9 +10,8 @@
 __global__ void scale_forward_kernel(float *out, const float *x, const float *g, size_t n, int P, int C)
 {
     GRID_STRIDE(i, n) {
-        int c = (int)(i % C);
-        size_t b = i / ((size_t)P * C);
-        out[i] = x[i] * g[b * C + c];
+        unsigned c = i % (unsigned)C, b = i / ((unsigned)P * (unsigned)C);
+        out[i] = x[i] * g[(size_t)b * C + c];
     }
 }
 
@@ -60,9 +59,8 @@ __global__ void avgpool_forward_kernel(float *out, const float *in, int P, int C
 __global__ void avgpool_backward_kernel(float *din, const float *dout, size_t n, int P, int C, int acc)
 {
     GRID_STRIDE(i, n) {
-        int c = (int)(i % C);
-        size_t b = i / ((size_t)P * C);
-        float v = dout[b * C + c] * (1.0f / (float)P);
+        unsigned c = i % (unsigned)C, b = i / ((unsigned)P * (unsigned)C);
+        float v = dout[(size_t)b * C + c] * (1.0f / (float)P);
         din[i] = acc ? din[i] + v : v;
     }
 }

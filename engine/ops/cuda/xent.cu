@@ -77,7 +77,7 @@ __global__ void xent_backward_kernel(float *dlogits, const float *probs, const i
     size_t total = (size_t)N * K;
     float inv = 1.0f / (float)N;
     GRID_STRIDE(i, total) {
-        int k = (int)(i % K), n = (int)(i / K);
+        int k = (int)(i % (unsigned)K), n = (int)(i / (unsigned)K);
         float t = eps / (float)K + (k == labels[n] ? 1.0f - eps : 0.0f);
         dlogits[i] = (probs[i] - t) * inv;
     }
