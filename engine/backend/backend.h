@@ -70,6 +70,19 @@ struct backend {
 
 extern const struct backend_ops backend_cpu_ops;
 
+/* Set the CPU thread count (OpenMP and OpenBLAS); threads <= 0 keeps the default. */
+void backend_cpu_set_threads(int threads);
+
+/* OpenBLAS picks its kernels once, when it loads, from OPENBLAS_CORETYPE or CPU detection;
+ * in some VMs detection falls back to the SSE3 "Prescott" kernels (3x slower sgemm here).
+ * When that happened on a CPU with AVX2+FMA and the variable is unset, set
+ * OPENBLAS_CORETYPE=Haswell; likewise GOMP_SPINCOUNT=10000 when neither it nor
+ * OMP_WAIT_POLICY is set (libgomp's long default spin is pathological on a loaded machine).
+ * Both are read only at start-up, so this re-executes the process once (/proc/self/exe, same
+ * argv, TIPC_BLAS_REEXEC=1 marks it). Call it first thing in an engine command; it returns
+ * normally when nothing needs doing or exec fails. */
+void backend_cpu_fix_blas(void);
+
 /* Open the backend for a device name: "cpu", or "gpu" / "cuda" (the CUDA backend on
  * backend_device_from_env()'s device, described on stdout unless quiet). CPU: always OK.
  * GPU: TIPC_ENOTBUILT (exit 7) with a message saying why when this tipc was built without CUDA
@@ -99,17 +112,5 @@ void backend_cuda_describe(const struct backend *b, char *buf, size_t n);
 #ifdef TIPC_HAVE_CUDA
 extern const struct backend_ops backend_cuda_ops;
 #endif
-/* Set the CPU thread count (OpenMP and OpenBLAS); threads <= 0 keeps the default. */
-void backend_cpu_set_threads(int threads);
-
-/* OpenBLAS picks its kernels once, when it loads, from OPENBLAS_CORETYPE or CPU detection;
- * in some VMs detection falls back to the SSE3 "Prescott" kernels (3x slower sgemm here).
- * When that happened on a CPU with AVX2+FMA and the variable is unset, set
- * OPENBLAS_CORETYPE=Haswell; likewise GOMP_SPINCOUNT=10000 when neither it nor
- * OMP_WAIT_POLICY is set (libgomp's long default spin is pathological on a loaded machine).
- * Both are read only at start-up, so this re-executes the process once (/proc/self/exe, same
- * argv, TIPC_BLAS_REEXEC=1 marks it). Call it first thing in an engine command; it returns
- * normally when nothing needs doing or exec fails. */
-void backend_cpu_fix_blas(void);
 
 #endif
