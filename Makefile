@@ -79,7 +79,7 @@ LIBS     += $(CUDA_LIBS)
 NVCCFLAGS := -O3 -std=c++17 -DTIPC_HAVE_CUDA $(CUDA_INC) -Ibuild/gen \
              -gencode arch=compute_$(GPU_ARCH),code=sm_$(GPU_ARCH) \
              -gencode arch=compute_$(GPU_ARCH),code=compute_$(GPU_ARCH) \
-             -Xcompiler -Wall,-Wextra,-fPIC -MMD -MP
+             -Xcompiler -Wall,-Wextra,-Werror,-fPIC -Werror all-warnings -MMD -MP
 else
 CU_SRCS  :=
 endif
@@ -160,6 +160,13 @@ build/san/tests/%: tests/unit/%.c tests/unit/testutil.h build/san/libtipc.a buil
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' TEST $@
 	$(Q)$(CC) $(SAN_CFLAGS) -Wno-unused-parameter -o $@ $< build/san/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
+
+# A unit test without sanitizers (e.g. for a GPU machine that lacks the sanitizer runtime:
+# scripts/gpu/bundle.sh builds build/rel/tests/test_cuda_ops).
+build/rel/tests/%: tests/unit/%.c tests/unit/testutil.h build/rel/libtipc.a build/flags
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' TEST $@
+	$(Q)$(CC) $(REL_CFLAGS) -Wno-unused-parameter -o $@ $< build/rel/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
 
 # `make test`: everything under ASan/UBSan; tests/run.sh prints 'N passed, N failed, N skipped'.
 test: build/san/tipc bin/tipc $(UNIT_BINS)

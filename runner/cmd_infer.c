@@ -35,7 +35,9 @@ const char usage_infer[] =
     "  --input-raw F     read float32 (N,3,R,R) normalised input from F instead of images, and\n"
     "  --output-raw F    write float32 probs (N,K) then logits (N,K) to F\n"
     "Output per image: 'image_name: P, class_id: C, prob: X' then 'top-K: id (prob), ...'.\n"
-    "Exit codes: 0 ok, 2 usage, 3 unreadable image, 5 model unreadable/corrupt, 7 gpu not built.\n";
+    "  --use-gpu BOOL    run on the CUDA device TIPC_DEVICE / LOCAL_RANK (default 0)\n"
+    "Exit codes: 0 ok, 2 usage, 3 unreadable image, 5 model unreadable/corrupt, 7 gpu not built or\n"
+    "no CUDA device, 70 a CUDA call failed.\n";
 
 
 
@@ -140,7 +142,7 @@ static void autolog_report(const struct infer_flags *f, int n_images, const doub
     autolog_line(" paddle_commit: None");
     autolog_line(" log_api_version: 1.0");
     autolog_line("----------------------- Conf info -----------------------");
-    autolog_line(" runtime_device: cpu");
+    autolog_line(" runtime_device: %s", f->use_gpu ? "gpu" : "cpu");
     autolog_line(" ir_optim: True");
     autolog_line(" enable_memory_optim: True");
     autolog_line(" enable_tensorrt: False");
@@ -168,7 +170,7 @@ static enum tipc_status load_image(const char *path, int resize, int crop, uint8
 }
 
 /* float32 (N,3,R,R) in, probs then logits (N,K) out. */
-static enum tipc_status run_raw(const struct infer_flags *f, const char *model_path)
+static enum tipc_status run_raw(const struct infer_flags *f, const char *model_path, struct backend be)
 {
     FILE *in = fopen(f->in_raw, "rb");
     if (!in) return error_msg(TIPC_EUSAGE, "cannot open '%s'", f->in_raw);
@@ -176,7 +178,7 @@ static enum tipc_status run_raw(const struct infer_flags *f, const char *model_p
     long bytes = ftell(in);
     rewind(in);
     struct infer_model m;
-    enum tipc_status st = infer_load(&m, model_path, 1, (struct backend){&backend_cpu_ops, NULL});
+    enum tipc_status st = infer_load(&m, model_path, 1, be);
     if (st != TIPC_OK) return fclose(in), st;
     int R = m.slots[0].H, K = m.num_classes;
     size_t per = (size_t)3 * R * R;
@@ -187,41 +189,47 @@ static enum tipc_status run_raw(const struct infer_flags *f, const char *model_p
         return error_msg(TIPC_EUSAGE, "'%s': size %ld is not a multiple of 3x%dx%d floats", f->in_raw, bytes, R, R);
     }
     infer_free(&m);
-    TRY(infer_load(&m, model_path, N, (struct backend){&backend_cpu_ops, NULL}));
-    float *x = xmalloc(per * N * sizeof(float));
+    TRY(infer_load(&m, model_path, N, be));
+    float *x = xmalloc(per * N * sizeof(float)), *nhwc = xmalloc(per * N * sizeof(float));
+    float *res = xmalloc(2 * (size_t)N * K * sizeof(float)); /* probs then logits */
     bool ok = fread(x, sizeof(float), per * N, in) == per * N;
     fclose(in);
-    float *dst = m.acts + m.slot_off[0]; /* NCHW -> NHWC */
-    for (int n = 0; ok && n < N; n++)
+    for (int n = 0; ok && n < N; n++) /* NCHW -> NHWC */
         for (int c = 0; c < 3; c++)
-            for (int p = 0; p < R * R; p++) dst[((size_t)n * R * R + p) * 3 + c] = x[((size_t)n * 3 + c) * R * R + p];
+            for (int p = 0; p < R * R; p++) nhwc[((size_t)n * R * R + p) * 3 + c] = x[((size_t)n * 3 + c) * R * R + p];
+    m.be.ops->upload(m.be.ctx, m.acts + m.slot_off[0], nhwc, per * N);
     infer_forward(&m, N);
+    infer_output_host(&m, res, N);
+    infer_logits_host(&m, res + (size_t)N * K, N);
     FILE *out = fopen(f->out_raw, "wb");
-    ok = ok && out && fwrite(infer_output(&m), sizeof(float), (size_t)N * K, out) == (size_t)N * K &&
-         fwrite(infer_logits(&m), sizeof(float), (size_t)N * K, out) == (size_t)N * K;
+    ok = ok && out && fwrite(res, sizeof(float), 2 * (size_t)N * K, out) == 2 * (size_t)N * K;
     if (out && fclose(out)) ok = false;
     if (!ok) st = error_msg(TIPC_EIO, "cannot write '%s'", f->out_raw);
     free(x);
+    free(nhwc);
+    free(res);
     infer_free(&m);
     return st;
 }
 
-static enum tipc_status run_images(const struct infer_flags *f, const char *model_path)
+static enum tipc_status run_images(const struct infer_flags *f, const char *model_path, struct backend be)
 {
     char **paths;
     int n;
     TRY(list_images(f->img_path, &paths, &n));
     struct infer_model m;
-    enum tipc_status st = infer_load(&m, model_path, f->batch, (struct backend){&backend_cpu_ops, NULL});
+    enum tipc_status st = infer_load(&m, model_path, f->batch, be);
     int R = st == TIPC_OK ? m.slots[0].H : 0, crop = f->crop ? f->crop : R;
     int resize = f->resize ? f->resize : (crop * 256 + 112) / 224;
     if (st == TIPC_OK && crop != R)
         st = error_msg(TIPC_EUSAGE, "--crop-size %d does not match the model's input %dx%d", crop, R, R);
     uint8_t *img = st == TIPC_OK ? xmalloc((size_t)f->batch * R * R * 3) : NULL;
+    float *probs = st == TIPC_OK ? xmalloc(sizeof(float) * (size_t)f->batch * m.num_classes) : NULL;
     double tm[3] = {0}, t0;
     int runs = 0;
     for (int w = 0; st == TIPC_OK && w < f->warmup; w++) {
         infer_forward(&m, 1);
+        m.be.ops->sync(m.be.ctx);
         if (f->benchmark) printf("warmup: %d\n", w);
     }
     for (int i = 0; st == TIPC_OK && i < n; i += f->batch) {
@@ -232,14 +240,17 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
         infer_set_input_u8(&m, img, b);
         double t1 = now_seconds();
         infer_forward(&m, b);
+        m.be.ops->sync(m.be.ctx); /* a GPU runs asynchronously: time the work, not its launch */
         double t2 = now_seconds();
-        for (int j = 0; j < b; j++) print_result(paths[i + j], infer_output(&m) + (size_t)j * m.num_classes, m.num_classes, f->topk);
+        infer_output_host(&m, probs, b);
+        for (int j = 0; j < b; j++) print_result(paths[i + j], probs + (size_t)j * m.num_classes, m.num_classes, f->topk);
         double t3 = now_seconds();
         tm[0] += t1 - t0, tm[1] += t2 - t1, tm[2] += t3 - t2;
         runs++;
     }
     if (st == TIPC_OK && f->benchmark) autolog_report(f, n, tm, runs);
     free(img);
+    free(probs);
     for (int i = 0; i < n; i++) free(paths[i]);
     free(paths);
     if (m.layers) infer_free(&m);
@@ -275,17 +286,15 @@ int cmd_infer(int argc, char **argv)
     if (f.batch < 1 || f.batch > 4096 || f.warmup < 0 || f.threads < 0 || f.resize < 0 || f.crop < 0)
         return error_msg(TIPC_EUSAGE, "infer: batch size 1..4096, warmup, threads, sizes >= 0");
     if (!f.in_raw != !f.out_raw) return error_msg(TIPC_EUSAGE, "infer: --input-raw and --output-raw go together");
-    if (f.use_gpu) {
-        error_msg(TIPC_ENOTBUILT, "infer: --use-gpu True: the CUDA engine is not built in this tipc");
-        error_hint("use --use-gpu False");
-        return TIPC_ENOTBUILT;
-    }
     backend_cpu_fix_blas();
     backend_cpu_set_threads(f.threads);
     if (!f.threads) f.threads = omp_get_max_threads();
+    struct backend be;
+    TRY(backend_open(&be, f.use_gpu ? "gpu" : "cpu", !f.benchmark));
     char *model_path = xasprintf("%s/inference.tipc", f.model_dir);
-    enum tipc_status st = f.in_raw ? run_raw(&f, model_path) : run_images(&f, model_path);
+    enum tipc_status st = f.in_raw ? run_raw(&f, model_path, be) : run_images(&f, model_path, be);
     free(model_path);
+    backend_close(&be);
     if (fflush(stdout) && st == TIPC_OK) st = TIPC_EIO;
     return st;
 }

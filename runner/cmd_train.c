@@ -32,7 +32,7 @@ const char usage_train[] =
     "  --test-only         evaluate --pretrained (or --resume) on the val split and exit\n"
     "  --resume CKPT       continue from a checkpoint (weights, momentum, epoch, step, RNG)\n"
     "  --pretrained CKPT   start from (or, with --test-only, evaluate) these weights\n"
-    "  --amp_level O1|O2   accepted; the CPU engine trains in fp32 and says so\n"
+    "  --amp_level O1|O2   accepted; the engine trains in fp32 (AMP not implemented yet) and says so\n"
     "  --threads N         CPU threads (default: all cores)\n"
     "  --simulate-world W  one process does what W data-parallel ranks (no SyncBN) do: each step runs\n"
     "                      rank 0..W-1's micro-batches (their data shards and dropout RNGs), averages\n"
@@ -41,7 +41,10 @@ const char usage_train[] =
     "Output: Step6's lines '[Epoch e, iter: i] top1: ..., loss: ..., avg_ips: ... images/sec.' and\n"
     "' * Acc@1 X Acc@5 Y'.\n"
     "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
-    "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu).\n";
+    "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
+    "CUDA device, 70 a CUDA call failed.\n"
+    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0;\n"
+    "TIPC_CUDA_TF32=1 allows TF32 tensor cores (off: fp32 as the CPU).\n";
 
 static int env_int(const char *a, const char *b, int dflt)
 {
@@ -85,16 +88,14 @@ static enum tipc_status apply_flags(struct train_opts *o, const struct train_fla
         r->label_smoothing >= 1)
         return error_msg(TIPC_EUSAGE, "train: epochs >= 0, batch >= 1, classes >= 1, image_size >= 32, "
                                       "0 <= dropout, label_smoothing < 1 required");
-    if (!strcmp(r->device, "gpu") || !strcmp(r->device, "cuda")) {
-        error_msg(TIPC_ENOTBUILT, "train: device '%s': the CUDA engine is not built in this tipc", r->device);
-        error_hint("use --device cpu (or --use-gpu False)");
-        return TIPC_ENOTBUILT;
-    }
-    if (strcmp(r->device, "cpu")) return error_msg(TIPC_EUSAGE, "train: unknown device '%s' (cpu or gpu)", r->device);
+    bool gpu = !strcmp(r->device, "gpu") || !strcmp(r->device, "cuda");
+    if (!gpu && strcmp(r->device, "cpu"))
+        return error_msg(TIPC_EUSAGE, "train: unknown device '%s' (cpu or gpu)", r->device);
     if (f->amp && strcmp(f->amp, "None") && strcmp(f->amp, "O0")) {
         if (strcmp(f->amp, "O1") && strcmp(f->amp, "O2"))
             return error_msg(TIPC_EUSAGE, "train: --amp_level must be O1 or O2, not '%s'", f->amp);
-        warning_msg("--amp_level %s: mixed precision is GPU-only; the CPU engine trains in fp32", f->amp);
+        warning_msg("--amp_level %s: mixed precision is not implemented yet; the %s engine trains in fp32", f->amp,
+                    gpu ? "CUDA" : "CPU");
     }
     return TIPC_OK;
 }
@@ -156,7 +157,8 @@ int cmd_train(int argc, char **argv)
     }
     if (st == TIPC_OK && !help) {
         backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
-        if (o.world > 1) st = comm_init_from_env(&o.comm);
+        st = backend_open(&o.be, o.r.device, o.rank != 0);
+        if (st == TIPC_OK && o.world > 1) st = comm_init_from_env(&o.comm);
         if (st == TIPC_OK && o.world > 1 && o.rank == 0 && o.local_sgd_steps > 0)
             printf("data parallel: LocalSGD, parameters averaged every %d steps after %d warm-up steps\n",
                    o.local_sgd_steps, o.local_sgd_warm);
@@ -168,6 +170,7 @@ int cmd_train(int argc, char **argv)
         st = train_run(&o);
     }
     comm_free(o.comm);
+    backend_close(&o.be);
     flag_list_free(&f.over);
     if (fflush(stdout) && st == TIPC_OK) st = TIPC_EIO;
     return st;

@@ -5,10 +5,12 @@
  * backend's memory (alloc/upload/download move them). Not here: which ops exist (ops.h). */
 #ifndef TIPC_BACKEND_H
 #define TIPC_BACKEND_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../ops/ops.h"
+#include "../core/status.h"
 
 struct backend_ops {
     const char *name; /* "cpu", "cuda" */
@@ -75,6 +77,7 @@ struct backend {
 };
 
 extern const struct backend_ops backend_cpu_ops;
+
 /* Set the CPU thread count (OpenMP and OpenBLAS); threads <= 0 keeps the default. */
 void backend_cpu_set_threads(int threads);
 
@@ -87,5 +90,35 @@ void backend_cpu_set_threads(int threads);
  * argv, TIPC_BLAS_REEXEC=1 marks it). Call it first thing in an engine command; it returns
  * normally when nothing needs doing or exec fails. */
 void backend_cpu_fix_blas(void);
+
+/* Open the backend for a device name: "cpu", or "gpu" / "cuda" (the CUDA backend on
+ * backend_device_from_env()'s device, described on stdout unless quiet). CPU: always OK.
+ * GPU: TIPC_ENOTBUILT (exit 7) with a message saying why when this tipc was built without CUDA
+ * ("rebuild with USE_CUDA=1") or the machine has no usable device; TIPC_EUSAGE for another name.
+ * backend_close() releases what backend_open() made (a zeroed backend is fine). */
+enum tipc_status backend_open(struct backend *b, const char *device, int quiet);
+void backend_close(struct backend *b);
+bool backend_is_cpu(const struct backend *b);
+/* The CUDA device of this process: TIPC_DEVICE (set by `tipc launch` from --gpus), else
+ * FLAGS_selected_gpus, else LOCAL_RANK, else 0; indexes the devices CUDA_VISIBLE_DEVICES shows. */
+int backend_device_from_env(void);
+
+/* The CUDA backend (backend_cuda.c): ctx is a struct cuda_ctx (stream, cuBLAS / cuDNN handles,
+ * workspaces; engine/ops/cuda). Every CUDA, cuDNN and cuBLAS call inside an op is checked: a
+ * failure prints `file:line: CALL failed: MESSAGE (library)` and exits 70 (TIPC_EINTERNAL)
+ * through the die routine. In builds without CUDA, backend_cuda_init() returns TIPC_ENOTBUILT. */
+enum tipc_status backend_cuda_init(struct backend *b, int device);
+void backend_cuda_free(struct backend *b);
+/* CUDA Graphs (cuda_graph_* in ops/cuda/ops_cuda.h): capture the ops issued between begin and
+ * end once (after a warm-up pass of the same shapes), replay them with one launch. begin returns
+ * false (and end/launch do nothing) on the CPU. */
+bool backend_graph_begin(struct backend *b);
+void backend_graph_end(struct backend *b);
+void backend_graph_launch(struct backend *b);
+/* "cuda:0 (NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB, TF32 off)" */
+void backend_cuda_describe(const struct backend *b, char *buf, size_t n);
+#ifdef TIPC_HAVE_CUDA
+extern const struct backend_ops backend_cuda_ops;
+#endif
 
 #endif

@@ -101,6 +101,17 @@ void tipc_die_at(const char *src, int line, int code, const char *fmt, ...)
     abort(); /* a die routine must not return */
 }
 
+void tipc_die_msg(int code, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    die_routine(buf, code);
+    abort();
+}
+
 static void *oom(size_t n)
 {
     tipc_die_at(__FILE__, __LINE__, TIPC_EINTERNAL, "out of memory allocating %zu bytes", n);

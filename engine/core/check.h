@@ -38,6 +38,10 @@ void tipc_set_die_routine(tipc_die_fn fn);
 TIPC_NORETURN void tipc_die_at(const char *src, int line, int code, const char *fmt, ...)
     TIPC_PRINTF(4, 5);
 
+/* Die with the message as given (no "BUG:" prefix), for fatal failures of the environment that
+ * are not bugs in tipc (a CUDA call failing, the GPU running out of memory). */
+TIPC_NORETURN void tipc_die_msg(int code, const char *fmt, ...) TIPC_PRINTF(2, 3);
+
 #define CHECK(cond, ...) \
     do { if (!(cond)) tipc_die_at(__FILE__, __LINE__, TIPC_EINTERNAL, "check '" #cond "' failed: " __VA_ARGS__); } while (0)
 #define BUG(...) tipc_die_at(__FILE__, __LINE__, TIPC_EINTERNAL, __VA_ARGS__)

@@ -51,6 +51,7 @@ static double mono(void)
 
 struct comm_stats comm_get_stats(const struct comm *c) { return c->stats; }
 int comm_rank(const struct comm *c) { return c->rank; }
+int comm_device_buffers(const struct comm *c) { return c->be->device; }
 int comm_world(const struct comm *c) { return c->world; }
 const char *comm_backend_name(const struct comm *c) { return c->be->name; }
 void comm_set_timeout(struct comm *c, int ms) { c->timeout_ms = ms > 0 ? ms : 1; }
@@ -264,6 +265,7 @@ static void scale(void *buf, size_t n, enum comm_dtype dt, float s)
 enum tipc_status comm_allreduce(struct comm *c, void *buf, size_t n, enum comm_dtype dt, enum comm_redop op)
 {
     op_begin(c, "allreduce", n * dtype_size(dt));
+    if (c->be->allreduce_op) return op_end(c, n ? c->be->allreduce_op(c->impl, buf, n, dt, op, c->timeout_ms) : TIPC_OK);
     enum tipc_status st = n ? c->be->allreduce(c->impl, buf, n, dt, c->timeout_ms) : TIPC_OK;
     if (!st && op == COMM_AVG && c->world > 1) scale(buf, n, dt, 1.0f / (float)c->world);
     return op_end(c, st);

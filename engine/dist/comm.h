@@ -33,6 +33,8 @@ struct comm;
 enum tipc_status comm_init_from_env(struct comm **c);
 void comm_free(struct comm *c);
 
+/* Whether collectives take GPU buffers (NCCL): then pass device pointers; host ones still work. */
+int comm_device_buffers(const struct comm *c);
 int comm_rank(const struct comm *c);
 int comm_world(const struct comm *c);
 const char *comm_backend_name(const struct comm *c);
@@ -73,6 +75,10 @@ struct comm_backend {
     enum tipc_status (*allgather)(void *impl, const void *in, void *out, size_t bytes, int timeout_ms);
     enum tipc_status (*barrier)(void *impl, int timeout_ms);
     void (*destroy)(void *impl);
+    int device;  /* takes GPU buffers (NCCL): the engine passes device pointers (host ones are staged) */
+    /* optional: reduces with op itself (COMM_AVG included), so comm.c does not scale buf on the host */
+    enum tipc_status (*allreduce_op)(void *impl, void *buf, size_t n, enum comm_dtype dt, enum comm_redop op,
+                                     int timeout_ms);
 };
 extern const struct comm_backend comm_backend_none;
 

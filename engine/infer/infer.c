@@ -193,18 +193,43 @@ void infer_plan(struct infer_model *m, int N)
     m->N = N;
     m->acts = m->be.ops->alloc(m->be.ctx, m->nacts);
     m->scratch = m->be.ops->alloc(m->be.ctx, m->nscratch);
+    if (backend_is_cpu(&m->be)) {
+        m->wdev = m->weights;
+    } else {
+        m->wdev = m->be.ops->alloc(m->be.ctx, m->nweights);
+        m->be.ops->upload(m->be.ctx, m->wdev, m->weights, m->nweights);
+    }
+}
+
+/* the backend buffers of infer_plan, and the CPU schedule's packed weights and threads */
+static void unplan(struct infer_model *m)
+{
+    infer_team_free(m);
+    if (m->be.ops) {
+        if (m->acts) m->be.ops->free(m->be.ctx, m->acts);
+        if (m->scratch) m->be.ops->free(m->be.ctx, m->scratch);
+        if (m->wdev && m->wdev != m->weights) m->be.ops->free(m->be.ctx, m->wdev);
+        if (m->packed) m->be.ops->free(m->be.ctx, m->packed);
+    }
+    free(m->pack_off);
+    m->acts = m->scratch = m->wdev = m->packed = NULL;
+    m->pack_off = NULL;
+}
+
+void infer_move(struct infer_model *m, struct backend be)
+{
+    unplan(m);
+    free(m->slot_off);
+    m->slot_off = NULL;
+    m->nacts = m->nscratch = 0;
+    m->be = be;
+    infer_plan(m, m->N);
 }
 
 void infer_free(struct infer_model *m)
 {
     if (!m) return;
-    infer_team_free(m);
-    if (m->be.ops) {
-        if (m->acts) m->be.ops->free(m->be.ctx, m->acts);
-        if (m->scratch) m->be.ops->free(m->be.ctx, m->scratch);
-        if (m->packed) m->be.ops->free(m->be.ctx, m->packed);
-    }
-    free(m->pack_off);
+    unplan(m);
     free(m->layers);
     free(m->slots);
     free(m->weights);
@@ -230,7 +255,7 @@ void infer_layer_forward(struct infer_model *m, int i, int n)
     const struct infer_layer *l = &m->layers[i];
     const struct infer_slot *si = &m->slots[l->in], *so = &m->slots[l->out];
     float *x = m->acts + m->slot_off[l->in], *y = m->acts + m->slot_off[l->out];
-    const float *w = m->weights + l->w_off, *b = m->weights + l->b_off;
+    const float *w = m->wdev + l->w_off, *b = m->wdev + l->b_off;
     size_t cnt = (size_t)n * si->H * si->W * si->C;
     switch ((enum infer_kind)l->kind) {
     case INF_CONV: {
@@ -258,7 +283,7 @@ void infer_forward(struct infer_model *m, int n)
 {
     CHECK(n > 0 && n <= m->N, "batch %d of planned %d", n, m->N);
     /* TIPC_INFER_PER_OP: the op-by-op schedule on the CPU too (A/B benchmarks) */
-    if (m->be.ops == &backend_cpu_ops && !getenv("TIPC_INFER_PER_OP")) {
+    if (backend_is_cpu(&m->be) && !getenv("TIPC_INFER_PER_OP")) {
         infer_forward_cpu(m, n);
         return;
     }
@@ -267,3 +292,12 @@ void infer_forward(struct infer_model *m, int n)
 
 const float *infer_output(const struct infer_model *m) { return m->acts + m->slot_off[m->probs_slot]; }
 const float *infer_logits(const struct infer_model *m) { return m->acts + m->slot_off[m->logits_slot]; }
+
+void infer_output_host(const struct infer_model *m, float *probs, int n)
+{
+    m->be.ops->download(m->be.ctx, probs, infer_output(m), (size_t)n * m->num_classes);
+}
+void infer_logits_host(const struct infer_model *m, float *logits, int n)
+{
+    m->be.ops->download(m->be.ctx, logits, infer_logits(m), (size_t)n * m->num_classes);
+}

@@ -34,6 +34,7 @@ struct infer_model {
     int N;                           /* planned batch */
     size_t *slot_off;                /* (nslots) offsets in acts, shared by liveness */
     float *acts, *scratch; size_t nacts, nscratch;
+    float *wdev;                     /* weights in the backend's memory (== weights on the CPU) */
     float *packed; size_t *pack_off; /* CPU: per-layer re-laid-out conv weights (infer_cpu.c) */
     struct infer_team *team;         /* CPU: helper threads of the pass schedule (infer_cpu.c) */
 };
@@ -43,6 +44,8 @@ void infer_from_net(struct infer_model *m, const struct net *net, int N);
 /* Size and allocate activations for batches up to N (called by the constructors). */
 void infer_plan(struct infer_model *m, int N);
 void infer_free(struct infer_model *m);
+/* Run the model on another backend from now on (its buffers are re-made there; same batch). */
+void infer_move(struct infer_model *m, struct backend be);
 
 enum tipc_status infer_save(const struct infer_model *m, const char *path);
 /* Load and validate every index and offset; errors name the file. */
@@ -59,7 +62,11 @@ void infer_layer_forward(struct infer_model *m, int i, int n);
 void infer_forward_cpu(struct infer_model *m, int n);
 void infer_layer_part_cpu(struct infer_model *m, int i, int n, int p, int np);
 void infer_team_free(struct infer_model *m); /* stop the helper threads (infer_free does) */
+/* In the backend's memory (device pointers on the GPU): */
 const float *infer_output(const struct infer_model *m); /* (n, K) probabilities */
 const float *infer_logits(const struct infer_model *m); /* (n, K) */
+/* (n, K) probabilities / logits copied to host memory (waits for the backend). */
+void infer_output_host(const struct infer_model *m, float *probs, int n);
+void infer_logits_host(const struct infer_model *m, float *logits, int n);
 
 #endif

@@ -104,13 +104,36 @@ static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta 
 
 struct step_stats { double loss, reader, batch; int h1, h5, seen, steps; };
 
+/* Collectives on the net's buffers. NCCL (TIPC_COMM_BACKEND=nccl) takes the device buffers as
+ * they are; Gloo works on host memory, so with the CUDA backend the buffer makes a round trip
+ * through a host copy. The identity check hashes bytes on the host, so it always reads a host copy. */
+enum dp_op { DP_AVG_BUCKETS, DP_BROADCAST0, DP_CHECK_SAME };
+static enum tipc_status dp_collective(const struct train_opts *o, struct net *net, enum dp_op op, float *buf,
+                                      size_t n, const char *what)
+{
+    bool direct = backend_is_cpu(&net->be) || (comm_device_buffers(o->comm) && op != DP_CHECK_SAME);
+    float *h = direct ? buf : xmalloc(sizeof(float) * (n ? n : 1));
+    if (!direct) net->be.ops->download(net->be.ctx, h, buf, n);
+    enum tipc_status st = TIPC_OK;
+    switch (op) {
+    case DP_AVG_BUCKETS: st = comm_allreduce_buckets(o->comm, h, n, COMM_F32, COMM_AVG, o->bucket_bytes); break;
+    case DP_BROADCAST0: st = comm_broadcast(o->comm, h, n * sizeof(float), 0); break;
+    case DP_CHECK_SAME: st = comm_check_same(o->comm, h, n * sizeof(float), what); break;
+    }
+    if (!direct) {
+        if (st == TIPC_OK && op != DP_CHECK_SAME) net->be.ops->upload(net->be.ctx, buf, h, n);
+        free(h);
+    }
+    return st;
+}
+
 /* Data parallel: make every rank hold rank 0's parameters and BN statistics, then prove it. */
 static enum tipc_status dp_sync_from_rank0(const struct train_opts *o, struct net *net, bool params)
 {
     if (!o->comm) return TIPC_OK;
-    if (params) TRY(comm_broadcast(o->comm, net->params, net->nparams * sizeof(float), 0));
-    TRY(comm_broadcast(o->comm, net->stats, net->nstats * sizeof(float), 0));
-    return comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters");
+    if (params) TRY(dp_collective(o, net, DP_BROADCAST0, net->params, net->nparams, NULL));
+    TRY(dp_collective(o, net, DP_BROADCAST0, net->stats, net->nstats, NULL));
+    return dp_collective(o, net, DP_CHECK_SAME, net->params, net->nparams, "parameters");
 }
 
 /* The trainer RNG's seed of a rank (data order is the source's; this drives dropout). */
@@ -206,7 +229,7 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         if (o->comm && !local) {
             double t0 = now_seconds();
             comm_set_step(o->comm, (long)m->step);
-            st = comm_allreduce_buckets(o->comm, net->grads, net->nparams, COMM_F32, COMM_AVG, o->bucket_bytes);
+            st = dp_collective(o, net, DP_AVG_BUCKETS, net->grads, net->nparams, NULL);
             *comm_seconds += now_seconds() - t0;
             if (st != TIPC_OK) break;
         }
@@ -217,13 +240,13 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         if (averaged) {
             double t0 = now_seconds();
             comm_set_step(o->comm, (long)m->step);
-            st = comm_allreduce_buckets(o->comm, net->params, net->nparams, COMM_F32, COMM_AVG, o->bucket_bytes);
+            st = dp_collective(o, net, DP_AVG_BUCKETS, net->params, net->nparams, NULL);
             *comm_seconds += now_seconds() - t0;
             if (st != TIPC_OK) break;
         }
         if (o->comm && o->check_every > 0 && m->step % o->check_every == 0 && (!local || averaged)) {
             comm_set_step(o->comm, (long)m->step);
-            if ((st = comm_check_same(o->comm, net->params, net->nparams * sizeof(float), "parameters")) != TIPC_OK) break;
+            if ((st = dp_collective(o, net, DP_CHECK_SAME, net->params, net->nparams, "parameters")) != TIPC_OK) break;
         }
         double t_done = now_seconds();
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
@@ -308,7 +331,7 @@ enum tipc_status train_run(const struct train_opts *o)
     if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0);
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
-    mobilenet_v3_small_build(&net, &cfg, N, (struct backend){&backend_cpu_ops, NULL});
+    mobilenet_v3_small_build(&net, &cfg, N, o->be.ops ? o->be : (struct backend){&backend_cpu_ops, NULL});
     if (mb.world > 1) {
         mb.acc = xmalloc(sizeof(float) * net.nparams);
         mb.host = xmalloc(sizeof(float) * net.nparams);
@@ -337,7 +360,7 @@ enum tipc_status train_run(const struct train_opts *o)
                    o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce");
         m.epoch++;
         if (o->comm && o->local_sgd_steps > 0 && m.step > o->local_sgd_warm && /* LocalSGD: agree before eval/save */
-            (st = comm_allreduce_buckets(o->comm, net.params, net.nparams, COMM_F32, COMM_AVG, o->bucket_bytes)) != TIPC_OK)
+            (st = dp_collective(o, &net, DP_AVG_BUCKETS, net.params, net.nparams, NULL)) != TIPC_OK)
             goto out;
         if ((st = dp_sync_from_rank0(o, &net, false)) != TIPC_OK) goto out;
         bool best = false;

@@ -17,11 +17,13 @@
 #include <stddef.h>
 
 #include "../io/recipe.h"
+#include "../backend/backend.h"
 
 struct comm;
 
 struct train_opts {
     struct recipe r;
+    struct backend be;        /* where the net lives (backend_open; CPU when zeroed) */
     const char *pretrained;   /* weights to start from (or to evaluate with test_only) */
     const char *resume;       /* checkpoint to continue from (weights, momentum, position, RNG) */
     bool test_only;

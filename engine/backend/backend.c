@@ -1,0 +1,48 @@
+/* backend.c: choosing a backend by device name (`--device cpu|gpu`, `--use-gpu`) and the CUDA
+ * device of this process from the launcher's environment. Not here: the backends themselves
+ * (backend_cpu.c, backend_cuda.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
+
+int backend_device_from_env(void)
+{
+    const char *names[] = {"TIPC_DEVICE", "FLAGS_selected_gpus", "LOCAL_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        int d;
+        if (v && *v && parse_int(v, 0, 1 << 16, &d)) return d;
+    }
+    return 0;
+}
+
+bool backend_is_cpu(const struct backend *b) { return b->ops == &backend_cpu_ops; }
+
+enum tipc_status backend_open(struct backend *b, const char *device, int quiet)
+{
+    memset(b, 0, sizeof *b);
+    if (!device || !strcmp(device, "cpu")) {
+        b->ops = &backend_cpu_ops;
+        return TIPC_OK;
+    }
+    if (strcmp(device, "gpu") && strcmp(device, "cuda"))
+        return error_msg(TIPC_EUSAGE, "unknown device '%s' (cpu or gpu)", device);
+    TRY(backend_cuda_init(b, backend_device_from_env()));
+    if (!quiet) {
+        char desc[256];
+        backend_cuda_describe(b, desc, sizeof desc);
+        printf("device: %s\n", desc);
+    }
+    return TIPC_OK;
+}
+
+void backend_close(struct backend *b)
+{
+    if (b && b->ops && !backend_is_cpu(b)) backend_cuda_free(b);
+    if (b) memset(b, 0, sizeof *b);
+}
