@@ -170,7 +170,9 @@ void infer_plan(struct infer_model *m, int N)
             if (sc > m->nscratch) m->nscratch = sc;
         }
     }
-    last[m->logits_slot] = last[m->probs_slot] = m->nlayers; /* outputs stay readable */
+    /* outputs stay readable, and the input (slot 0) is never overwritten, so a pass can be
+     * repeated on the same input (benchmarks, CUDA graph replays) */
+    last[m->logits_slot] = last[m->probs_slot] = last[0] = m->nlayers;
     m->nacts = 0;
     for (int s = 0; s < S; s++) {
         size_t off = 0;
