@@ -18,6 +18,13 @@ static const struct backend_ops *C = &backend_cpu_ops;
 static const char *why = "";
 static bool have, broken; /* broken: a device is there but the backend would not open on it */
 
+/* A failing CUDA / cuDNN / cuBLAS call (cuda_fail) or CHECK fails the test it is in, with its
+ * message, instead of exiting: the other tests still run and report (GPU time is scarce). */
+static void gpu_die(const char *msg, int code)
+{
+    fail_msg("died (exit %d): %s", code, msg);
+}
+
 static int group_setup(void **state)
 {
     (void)state;
@@ -30,6 +37,7 @@ static int group_setup(void **state)
         return 0;
     }
     have = true;
+    tipc_set_die_routine(gpu_die);
 #else
     why = "built without CUDA (USE_CUDA=0 or no toolkit found)";
 #endif
@@ -38,6 +46,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
+    tipc_set_die_routine(NULL);
     if (have) backend_cuda_free(&G);
     return 0;
 }
