@@ -140,7 +140,10 @@ static void *device_view(struct nccl_impl *m, void *buf, size_t bytes, int in, i
         if (cudaMalloc(&m->stage, bytes) != cudaSuccess) return NULL;
         m->stage_bytes = bytes;
     }
-    if (in && cudaMemcpy(m->stage, buf, bytes, cudaMemcpyHostToDevice) != cudaSuccess) return NULL;
+    /* on m->stream, so the collective (enqueued there next) sees the copy: a plain cudaMemcpy from
+     * pageable memory runs on the legacy stream, may return before its DMA lands, and the
+     * non-blocking m->stream does not wait for the legacy stream */
+    if (in && cudaMemcpyAsync(m->stage, buf, bytes, cudaMemcpyHostToDevice, m->stream) != cudaSuccess) return NULL;
     *staged = 1;
     return m->stage;
 }
@@ -212,7 +215,7 @@ static enum tipc_status nccl_allgather(void *impl, const void *in, void *out, si
     size_t total = bytes * (size_t)mm->world;
     PREPARE(m, out, total, 0);
     /* in place: this rank's slice of out holds `in` */
-    if (cudaMemcpy((char *)dptr + bytes * (size_t)m->rank, in, bytes, cudaMemcpyDefault) != cudaSuccess)
+    if (cudaMemcpyAsync((char *)dptr + bytes * (size_t)m->rank, in, bytes, cudaMemcpyDefault, m->stream) != cudaSuccess)
         return error_msg(TIPC_EDIST, "rank %d: cannot stage an allgather input", m->rank);
     ncclResult_t r = ncclAllGather((char *)dptr + bytes * (size_t)m->rank, dptr, bytes, ncclUint8, m->comm, m->stream);
     return finish(m, run(m, "allgather", r, timeout_ms), staged, out, total);

@@ -16,7 +16,14 @@
 static struct backend G;               /* the CUDA backend, when there is a device */
 static const struct backend_ops *C = &backend_cpu_ops;
 static const char *why = "";
-static bool have;
+static bool have, broken; /* broken: a device is there but the backend would not open on it */
+
+/* A failing CUDA / cuDNN / cuBLAS call (cuda_fail) or CHECK fails the test it is in, with its
+ * message, instead of exiting: the other tests still run and report (GPU time is scarce). */
+static void gpu_die(const char *msg, int code)
+{
+    fail_msg("died (exit %d): %s", code, msg);
+}
 
 static int group_setup(void **state)
 {
@@ -24,11 +31,13 @@ static int group_setup(void **state)
     setenv("NVIDIA_TF32_OVERRIDE", "0", 1); /* fp32 parity: no TF32 in cuBLAS / cuDNN */
 #ifdef TIPC_HAVE_CUDA
     if (cuda_device_count(&why) == 0) return 0;
-    if (backend_cuda_init(&G, 0) != TIPC_OK) {
-        why = "backend_cuda_init failed (message above)";
+    if (backend_cuda_init(&G, 0) != TIPC_OK) { /* a device that cannot be used is a failure, not a skip */
+        why = "backend_cuda_init failed on a present device (message above)";
+        broken = true;
         return 0;
     }
     have = true;
+    tipc_set_die_routine(gpu_die);
 #else
     why = "built without CUDA (USE_CUDA=0 or no toolkit found)";
 #endif
@@ -37,12 +46,14 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
+    tipc_set_die_routine(NULL);
     if (have) backend_cuda_free(&G);
     return 0;
 }
 
 #define NEED_GPU()                                                  \
     do {                                                            \
+        if (broken) fail_msg("%s", why);                            \
         if (!have) {                                                \
             printf("SKIP: no CUDA device (%s)\n", why);             \
             skip();                                                 \
@@ -124,6 +135,8 @@ static void test_conv(void **state)
     (void)state;
     NEED_GPU();
     conv_case(2, 5, 4, 8, 12, 1, 1, 1);     /* pointwise: cuBLAS */
+    conv_case(1, 3, 5, 13, 7, 1, 1, 1);     /* pointwise, odd sizes (a transposed weight shows) */
+    conv_case(2, 7, 5, 33, 33, 3, 2, 33);   /* depthwise, odd C: a 1-channel tail tile */
     conv_case(2, 7, 6, 40, 40, 3, 1, 40);   /* depthwise 3x3 s1, two channel tiles */
     conv_case(3, 9, 8, 24, 24, 3, 2, 24);   /* depthwise 3x3 s2 */
     conv_case(2, 11, 10, 36, 36, 5, 2, 36); /* depthwise 5x5 s2 */
@@ -230,6 +243,9 @@ static void test_elementwise(void **state)
     C->dropout_backward(NULL, din, dy, mask, n, 1);
     G.ops->dropout_backward(G.ctx, gdin, gdy, gmask, n, 1);
     expect(gdin, din, n, BWD, "dropout din (acc)");
+    C->dropout_backward(NULL, din, dy, mask, n, 0);
+    G.ops->dropout_backward(G.ctx, gdin, gdy, gmask, n, 0);
+    expect(gdin, din, n, BWD, "dropout din");
     /* SGD: p, m updated in place */
     float *p = copy(x, n), *m = copy(acc0, n), *gp = dev(x, n), *gm = dev(acc0, n);
     for (int s = 0; s < 3; s++) {
