@@ -92,7 +92,7 @@ void infer_layer_part_cpu(struct infer_model *m, int i, int n, int p, int np)
     case INF_CONV: {
         struct conv2d_desc d = infer_conv_desc(m, l, n);
         if (conv2d_has_parts(&d)) {
-            conv2d_bias_act_part_cpu(y, x, w, m->packed + m->pack_off[i], b, act, &d, p, np);
+            conv2d_bias_act_part_cpu(y, x, m->packed + m->pack_off[i], b, act, &d, p, np);
         } else if (p == 0) {
             conv2d_forward_cpu(y, x, w, &d, m->scratch);
             bias_act_forward_cpu(y, b, (size_t)n * d.Ho * d.Wo, d.Cout, act);

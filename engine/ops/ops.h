@@ -153,9 +153,9 @@ bool conv2d_has_parts(const struct conv2d_desc *d);
 /* weights re-laid out once for inference (0 floats: none needed) */
 size_t conv2d_packed_floats(const struct conv2d_desc *d);
 void conv2d_pack_cpu(float *packed, const float *w, const float *bias, const struct conv2d_desc *d);
-/* out = act(conv(in, w) + bias) for one part */
-void conv2d_bias_act_part_cpu(float *out, const float *in, const float *w, const float *packed, const float *bias,
-                              enum act_kind act, const struct conv2d_desc *d, int part, int nparts);
+/* out = act(conv(in, w) + bias) for one part, w as conv2d_pack_cpu packed it */
+void conv2d_bias_act_part_cpu(float *out, const float *in, const float *packed, const float *bias, enum act_kind act,
+                              const struct conv2d_desc *d, int part, int nparts);
 /* pointwise conv for inference (pwconv.c): weights packed in 16-column panels, out rows
  * [r0, r1) x columns [c0, c1) (c0 a multiple of 16) = act(in . w^T + bias), the bias packed too */
 size_t pwconv_packed_floats(int Ci, int Co);

@@ -504,10 +504,9 @@ bool conv2d_has_parts(const struct conv2d_desc *d) { return is_pointwise(d) || i
 /* The split: by output rows when there are enough of them to balance, else by channels (a
  * 7x7 map has 7 rows; its 576 channels split evenly). A pointwise conv with few pixels splits
  * its output channels, so each thread packs only its share of the weights. */
-void conv2d_bias_act_part_cpu(float *out, const float *in, const float *w, const float *packed, const float *bias,
-                              enum act_kind act, const struct conv2d_desc *d, int part, int nparts)
+void conv2d_bias_act_part_cpu(float *out, const float *in, const float *packed, const float *bias, enum act_kind act,
+                              const struct conv2d_desc *d, int part, int nparts)
 {
-    (void)w; /* packed instead */
     int M = d->N * d->Ho * d->Wo, R = d->N * d->Ho, Co = d->Cout;
     int r0 = 0, r1 = R, c0 = 0, c1 = Co;
     if (is_pointwise(d)) { /* rows are pixels here */
