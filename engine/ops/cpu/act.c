@@ -1,10 +1,9 @@
 /* act.c: elementwise ops, CPU reference: ReLU, hardswish, hardsigmoid, residual add, the
- * squeeze-excite channel scale and inverted dropout. Derivatives follow PyTorch's kernels at
- * the kinks (hardswish: 0 below -3, (2x+3)/6 on [-3, 3], 1 above; hardsigmoid: 1/6 strictly
- * inside (-3, 3)). Not here: BN (bn.c), pooling (pool.c). */
+ * squeeze-excite channel scale and inverted dropout. The formulas and their derivatives (PyTorch's
+ * at the kinks) are act_scalar / act_grad_scalar in simd.h. Not here: BN (bn.c), pooling (pool.c). */
 #include <string.h>
 
-#include "../ops.h"
+#include "simd.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -19,7 +18,9 @@ const char *act_name(enum act_kind k)
     return "?";
 }
 
-static inline float relu6(float x) { return x < 0 ? 0 : (x > 6 ? 6 : x); }
+/* one loop per activation, the kind a constant in each (so each vectorises) */
+#define ACT_FWD_LOOP(K)                                                                      \
+    _Pragma("omp simd") for (size_t i = lo; i < hi; i++) out[i] = act_scalar(in[i], K)
 
 void act_forward_part_cpu(float *out, const float *in, size_t n, enum act_kind k, int part, int nparts)
 {
@@ -29,18 +30,9 @@ void act_forward_part_cpu(float *out, const float *in, size_t n, enum act_kind k
     case ACT_NONE:
         if (out != in && hi > lo) memmove(out + lo, in + lo, (hi - lo) * sizeof(float));
         break;
-    case ACT_RELU:
-#pragma omp simd
-        for (size_t i = lo; i < hi; i++) out[i] = in[i] > 0 ? in[i] : 0.0f;
-        break;
-    case ACT_HARDSWISH:
-#pragma omp simd
-        for (size_t i = lo; i < hi; i++) out[i] = in[i] * relu6(in[i] + 3.0f) * (1.0f / 6.0f);
-        break;
-    case ACT_HARDSIGMOID:
-#pragma omp simd
-        for (size_t i = lo; i < hi; i++) out[i] = relu6(in[i] + 3.0f) * (1.0f / 6.0f);
-        break;
+    case ACT_RELU: ACT_FWD_LOOP(ACT_RELU); break;
+    case ACT_HARDSWISH: ACT_FWD_LOOP(ACT_HARDSWISH); break;
+    case ACT_HARDSIGMOID: ACT_FWD_LOOP(ACT_HARDSIGMOID); break;
     }
 }
 
@@ -67,10 +59,10 @@ void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
 void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k, int acc)
 {
     switch (k) {
-    case ACT_NONE: ACT_BWD_LOOP(((void)x, g)); break;
-    case ACT_RELU: ACT_BWD_LOOP(x > 0 ? g : 0.0f); break;
-    case ACT_HARDSWISH: ACT_BWD_LOOP(x < -3.0f ? 0.0f : (x <= 3.0f ? g * (x * (1.0f / 3.0f) + 0.5f) : g)); break;
-    case ACT_HARDSIGMOID: ACT_BWD_LOOP((x > -3.0f && x < 3.0f) ? g * (1.0f / 6.0f) : 0.0f); break;
+    case ACT_NONE: ACT_BWD_LOOP(act_grad_scalar(x, g, ACT_NONE)); break;
+    case ACT_RELU: ACT_BWD_LOOP(act_grad_scalar(x, g, ACT_RELU)); break;
+    case ACT_HARDSWISH: ACT_BWD_LOOP(act_grad_scalar(x, g, ACT_HARDSWISH)); break;
+    case ACT_HARDSIGMOID: ACT_BWD_LOOP(act_grad_scalar(x, g, ACT_HARDSIGMOID)); break;
     }
 }
 
@@ -170,23 +162,17 @@ void dropout_backward_cpu(float *din, const float *dout, const float *mask, size
 
 void bias_act_block_cpu(float *y, size_t ldy, const float *b, int rows, int cols, enum act_kind k)
 {
+#define BIAS_ACT_LOOP(K) for (int c = 0; c < cols; c++) r[c] = act_scalar(r[c] + b[c], K)
     for (int m = 0; m < rows; m++) {
         float *r = y + (size_t)m * ldy;
         switch (k) {
-        case ACT_NONE:
-            for (int c = 0; c < cols; c++) r[c] += b[c];
-            break;
-        case ACT_RELU:
-            for (int c = 0; c < cols; c++) { float v = r[c] + b[c]; r[c] = v > 0 ? v : 0.0f; }
-            break;
-        case ACT_HARDSWISH:
-            for (int c = 0; c < cols; c++) { float v = r[c] + b[c]; r[c] = v * relu6(v + 3.0f) * (1.0f / 6.0f); }
-            break;
-        case ACT_HARDSIGMOID:
-            for (int c = 0; c < cols; c++) r[c] = relu6(r[c] + b[c] + 3.0f) * (1.0f / 6.0f);
-            break;
+        case ACT_NONE: BIAS_ACT_LOOP(ACT_NONE); break;
+        case ACT_RELU: BIAS_ACT_LOOP(ACT_RELU); break;
+        case ACT_HARDSWISH: BIAS_ACT_LOOP(ACT_HARDSWISH); break;
+        case ACT_HARDSIGMOID: BIAS_ACT_LOOP(ACT_HARDSIGMOID); break;
         }
     }
+#undef BIAS_ACT_LOOP
 }
 
 void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k)

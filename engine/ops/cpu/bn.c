@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../ops.h"
+#include "simd.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -84,8 +84,6 @@ static void bn_stats(float *mean, float *rstd, float *save_mean, float *save_rst
     }
 }
 
-static inline float relu6f(float x) { return x < 0 ? 0 : (x > 6 ? 6 : x); }
-
 void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in, const float *gamma,
                                const float *beta, float *run_mean, float *run_var, const struct bn_desc *d,
                                enum act_kind act)
@@ -99,20 +97,14 @@ void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, c
     for (int m = 0; m < M; m++) {
         const float *x = in + (size_t)m * C;
         float *y = out + (size_t)m * C;
+#define BN_ACT_LOOP(K) for (int c = 0; c < C; c++) y[c] = act_scalar(x[c] * scale[c] + shift[c], K)
         switch (act) {
-        case ACT_NONE:
-            for (int c = 0; c < C; c++) y[c] = x[c] * scale[c] + shift[c];
-            break;
-        case ACT_RELU:
-            for (int c = 0; c < C; c++) { float v = x[c] * scale[c] + shift[c]; y[c] = v > 0 ? v : 0.0f; }
-            break;
-        case ACT_HARDSWISH:
-            for (int c = 0; c < C; c++) { float v = x[c] * scale[c] + shift[c]; y[c] = v * relu6f(v + 3.0f) * (1.0f / 6.0f); }
-            break;
-        case ACT_HARDSIGMOID:
-            for (int c = 0; c < C; c++) { float v = x[c] * scale[c] + shift[c]; y[c] = relu6f(v + 3.0f) * (1.0f / 6.0f); }
-            break;
+        case ACT_NONE: BN_ACT_LOOP(ACT_NONE); break;
+        case ACT_RELU: BN_ACT_LOOP(ACT_RELU); break;
+        case ACT_HARDSWISH: BN_ACT_LOOP(ACT_HARDSWISH); break;
+        case ACT_HARDSIGMOID: BN_ACT_LOOP(ACT_HARDSIGMOID); break;
         }
+#undef BN_ACT_LOOP
     }
 }
 
@@ -121,18 +113,6 @@ void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const
                            const struct bn_desc *d)
 {
     batchnorm_act_forward_cpu(out, save_mean, save_rstd, in, gamma, beta, run_mean, run_var, d, ACT_NONE);
-}
-
-/* g = act'(v) * dy at v = the BN output (PyTorch's derivatives at the kinks, as act.c) */
-static inline float act_grad(float v, float dy, enum act_kind act)
-{
-    switch (act) {
-    case ACT_NONE: return dy;
-    case ACT_RELU: return v > 0 ? dy : 0.0f;
-    case ACT_HARDSWISH: return v < -3.0f ? 0.0f : (v <= 3.0f ? dy * (v * (1.0f / 3.0f) + 0.5f) : dy);
-    case ACT_HARDSIGMOID: return (v > -3.0f && v < 3.0f) ? dy * (1.0f / 6.0f) : 0.0f;
-    }
-    return dy;
 }
 
 /* Pass 1 over rows [m0, m1): per-channel sums of g and g * xhat (inlined per activation). */
@@ -146,7 +126,7 @@ static inline __attribute__((always_inline)) void bwd_sums(double *py, double *p
     for (int m = m0; m < m1; m++) {
         const float *dy = dout + (size_t)m * C, *x = in + (size_t)m * C;
 #pragma omp simd
-        for (int c = 0; c < C; c++) g[c] = act_grad(x[c] * scale[c] + shift[c], dy[c], act);
+        for (int c = 0; c < C; c++) g[c] = act_grad_scalar(x[c] * scale[c] + shift[c], dy[c], act);
         for (int c = 0; c < C; c++) {
             py[c] += g[c];
             pyx[c] += g[c] * (x[c] - mean[c]) * rstd[c];
@@ -161,7 +141,7 @@ static inline __attribute__((always_inline)) void bwd_row(float *dx, const float
 {
 #pragma omp simd
     for (int c = 0; c < C; c++) {
-        float v = k1[c] * act_grad(x[c] * scale[c] + shift[c], dy[c], act) + k2[c] + k3[c] * (x[c] - mean[c]);
+        float v = k1[c] * act_grad_scalar(x[c] * scale[c] + shift[c], dy[c], act) + k2[c] + k3[c] * (x[c] - mean[c]);
         dx[c] = acc ? dx[c] + v : v;
     }
 }
