@@ -1,12 +1,17 @@
 /* cmd_run.c: `tipc run CONFIG MODE`: read the config, build the plan, run every stage as the
  * original harness does (a failed stage does not stop the later ones), report, exit 0/1. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"      /* defines: usage_run */
-#include "config.h"    /* defines: cfg_load */
+#include "config.h"    /* defines: cfg_load_opts */
+#include "dialect.h"   /* defines: dialect_choose */
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
@@ -20,7 +25,7 @@
 
 const char usage_run[] =
     "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"
-    "                [--no-prepare]\n"
+    "                [--no-prepare] [--dialect NAME|auto]\n"
     "\n"
     "Run a TIPC config's chain for MODE, exactly as test_tipc/test_train_inference_python.sh would:\n"
     "training for each gpu_list item and trainer, eval, export, then inference for each use_gpu x\n"
@@ -38,6 +43,8 @@ const char usage_run[] =
     "  --output DIR     output root (default ./test_tipc/output/MODEL/MODE for Paddle configs and\n"
     "                   configs under a test_tipc/ folder, ./logs/MODEL/MODE for python:tipc configs)\n"
     "  --junit FILE     also write a JUnit XML report\n"
+    "  --dialect NAME   whose harness to follow: auto (default: from the repo the config is in),\n"
+    "                   reference, clas, det, seg, ocr, tmpl (README: dialects)\n"
     "  --no-prepare     for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
     "                   (it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)\n"
     "\n"
@@ -45,7 +52,7 @@ const char usage_run[] =
     "by tipc; other shell syntax in a command is refused (exit 2, nothing run).\n";
 
 struct run_args {
-    const char *config, *mode, *gpuid, *node_ip, *output, *junit;
+    const char *config, *mode, *gpuid, *node_ip, *output, *junit, *dialect;
     bool dry_run, no_prepare;
 };
 
@@ -58,13 +65,15 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
         {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL},
         {"--output", NULL, FLAG_STR, &a->output, NULL},
         {"--junit", NULL, FLAG_STR, &a->junit, NULL},
+        {"--dialect", NULL, FLAG_STR, &a->dialect, NULL},
         {0},
     };
     const char *pos[3] = {0};
     int npos = 0;
     bool help; /* main() answers --help before we get here */
     TRY(flags_parse_args("run", usage_run, argc, argv, tbl, &help, pos, 3, &npos));
-    const char *opt[][2] = {{"--node_ip", a->node_ip}, {"--output", a->output}, {"--junit", a->junit}};
+    const char *opt[][2] = {{"--node_ip", a->node_ip}, {"--output", a->output}, {"--junit", a->junit},
+                            {"--dialect", a->dialect}};
     for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
         if (opt[k][1] && !*opt[k][1]) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", opt[k][0]);
     if (npos < 2) {
@@ -81,6 +90,8 @@ static void print_plan(const struct plan *p, const struct run_args *a)
 {
     printf("# tipc run %s %s (dry run): %d commands, %d-line layout, python:%s\n", a->config, a->mode,
            plan_count_runs(p), (int)p->family, p->ours ? "tipc" : "(as in the config)");
+    printf("# dialect: %s (%s): %s\n", p->dialect->name, p->family == CFG_STEP6 ? "Step6's harness for 32-line configs"
+           : p->dialect->repo, p->dialect_why);
     printf("# output: %s\n", p->log_dir);
     int k = 0;
     for (int i = 0; i < p->n; i++) {
@@ -89,7 +100,15 @@ static void print_plan(const struct plan *p, const struct run_args *a)
             printf("         echo: %s\n", s->cmd);
             continue;
         }
+        if (s->kind == STAGE_LINKS) {
+            printf("         links: %s/inference.{pdmodel,pdiparams} -> model.* (if that folder exists)\n", s->cmd);
+            continue;
+        }
         printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, s->cmd);
+        for (int c = 0; c < 2; c++)
+            if (s->cwd[c]) printf("               cd %s (skipped if missing)\n", s->cwd[c]);
+        if (s->status_file)
+            printf("               status: can %s be read (appended to %s)\n", s->status_file, s->append_to);
         if (s->cvd == CVD_SET) printf("               env CUDA_VISIBLE_DEVICES=%s\n", s->cvd_value);
         else if (s->cvd == CVD_UNSET) printf("               env -u CUDA_VISIBLE_DEVICES\n");
         if (s->ips) {
@@ -113,6 +132,65 @@ static int run_stage(const struct stage *s, const char *self, const char *pod_ip
     return status;
 }
 
+/* The original `cd`s before some commands (PaddleClas: deploy/); a failed cd is skipped, as the
+ * shell goes on, and tipc comes back to where it was afterwards. */
+static int run_in_cwd(const struct stage *s, const char *self, const char *pod_ip_env)
+{
+    if (!s->cwd[0]) return run_stage(s, self, pod_ip_env);
+    int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (here < 0) {
+        error_msg(TIPC_EIO, "cannot open the current folder: %s", strerror(errno));
+        return 1;
+    }
+    for (int c = 0; c < 2; c++)
+        if (s->cwd[c] && chdir(s->cwd[c]) != 0)
+            fprintf(stderr, "tipc: cd %s: %s (the command runs where it is, as in the original)\n", s->cwd[c],
+                    strerror(errno));
+    int status = run_stage(s, self, pod_ip_env);
+    if (fchdir(here) != 0) tipc_die_msg(TIPC_EIO, "cannot return to the starting folder: %s", strerror(errno));
+    close(here);
+    return status;
+}
+
+/* `cat SRC >> DST` as the status of a train (PaddleClas, PaddleOCR f773): DST is created even
+ * when SRC is missing; the status is 1 when SRC cannot be read. */
+static int status_from_file(const char *src, const char *dst)
+{
+    FILE *out = fopen(dst, "ab");
+    if (!out) {
+        error_at(TIPC_EIO, dst, 0, "cannot append the train log: %s", strerror(errno));
+        return 1;
+    }
+    FILE *in = fopen(src, "rb");
+    int status = in ? 0 : 1;
+    char buf[65536];
+    size_t n;
+    while (in && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n) status = 1;
+    if (in && ferror(in)) status = 1;
+    if (in) fclose(in);
+    if (fclose(out) != 0) status = 1;
+    return status;
+}
+
+/* PaddleClas's whole_infer: `cd DIR; ln -s model.pdmodel inference.pdmodel; ln -s model.pdiparams ...`.
+ * Made only inside DIR (the original's links land in the current folder when DIR is missing). */
+static void stage_links(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "tipc: %s: no such folder; the quantised model's links are not made\n", dir);
+        return;
+    }
+    const char *names[][2] = {{"model.pdmodel", "inference.pdmodel"}, {"model.pdiparams", "inference.pdiparams"}};
+    for (int i = 0; i < 2; i++) {
+        char *link = xasprintf("%s/%s", dir, names[i][1]);
+        if (symlink(names[i][0], link) != 0 && errno != EEXIST)
+            fprintf(stderr, "tipc: ln -s %s %s: %s\n", names[i][0], link, strerror(errno));
+        free(link);
+    }
+}
+
 static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 {
     TRY(mkdir_p(p->log_dir));
@@ -131,8 +209,13 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
             printf("%s\n", s->cmd);
             continue;
         }
+        if (s->kind == STAGE_LINKS) {
+            stage_links(s->cmd);
+            continue;
+        }
         double t0 = now_seconds();
-        int status = run_stage(s, self, pod_ip);
+        int status = run_in_cwd(s, self, pod_ip);
+        if (s->status_file) status = status_from_file(s->status_file, s->append_to);
         if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
         enum tipc_status ws = report_stage(&r, stage_kind_name(s->kind), s->cmd, s->log_path, status,
                                            now_seconds() - t0, s->line);
@@ -159,10 +242,13 @@ int cmd_run(int argc, char **argv)
 {
     struct run_args a;
     TRY(parse_args(argc, argv, &a));
+    char why[PATH_MAX + 256];
+    const struct dialect *d = dialect_choose(a.config, a.dialect, why, sizeof why);
+    if (!d) return TIPC_EUSAGE;
     struct tipc_config cfg;
-    TRY(cfg_load(&cfg, a.config));
+    TRY(cfg_load_opts(&cfg, a.config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
     struct plan p;
-    struct plan_opts o = {a.output, a.gpuid};
+    struct plan_opts o = {a.output, a.gpuid, d, why};
     enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
     if (st == TIPC_OK) {
         if (a.dry_run) print_plan(&p, &a);

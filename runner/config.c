@@ -60,6 +60,12 @@ static int find_family(const struct tipc_config *cfg)
 
 enum tipc_status cfg_parse(struct tipc_config *cfg, const char *path, const char *text, size_t len)
 {
+    return cfg_parse_opts(cfg, path, text, len, 0);
+}
+
+enum tipc_status cfg_parse_opts(struct tipc_config *cfg, const char *path, const char *text, size_t len,
+                                unsigned flags)
+{
     memset(cfg, 0, sizeof *cfg);
     size_t cap = 0;
     int line = 0;
@@ -94,27 +100,38 @@ enum tipc_status cfg_parse(struct tipc_config *cfg, const char *path, const char
                         "Step6 layout) or 15 (51-line layout)");
     }
     cfg->family = (enum cfg_family)fam;
-    /* The harness reads physical lines 1..N only; later lines (benchmark sections) are ignored. */
+    /* The harness reads physical lines 1..N only; later lines (benchmark sections) are ignored.
+     * PaddleClas's and PaddleOCR f773's harnesses read the whole file. */
     int keep = 0;
-    while (keep < cfg->n && cfg->e[keep].line <= fam) keep++;
+    while (keep < cfg->n && (cfg->e[keep].line <= fam || (flags & CFG_ALL_LINES))) keep++;
     for (int i = keep; i < cfg->n; i++) {
         free(cfg->e[i].raw);
         free(cfg->e[i].key);
         free(cfg->e[i].value);
     }
     cfg->n = keep;
+    if (cfg->n < fam && fam == CFG_FULL && (flags & CFG_ALLOW_SHORT)) {
+        cfg->short_layout = true; /* a train-only config: what is missing reads as empty */
+        return TIPC_OK;
+    }
     if (cfg->n < fam) {
         int at = cfg->n ? cfg->e[cfg->n - 1].line : 1;
         int n = cfg->n;
         cfg_free(cfg);
         return error_at(TIPC_EUSAGE, path, at,
                         "too few lines: %d non-empty lines in the first %d, the %d-line layout needs %d "
-                        "(empty lines do not count)", n, fam, fam, fam);
+                        "(empty lines do not count)%s", n, fam, fam, fam,
+                        fam == CFG_FULL ? "; PaddleClas's train-only configs run with --dialect clas" : "");
     }
     return TIPC_OK;
 }
 
 enum tipc_status cfg_load(struct tipc_config *cfg, const char *path)
+{
+    return cfg_load_opts(cfg, path, 0);
+}
+
+enum tipc_status cfg_load_opts(struct tipc_config *cfg, const char *path, unsigned flags)
 {
     memset(cfg, 0, sizeof *cfg);
     FILE *f = fopen(path, "rb");
@@ -138,7 +155,7 @@ enum tipc_status cfg_load(struct tipc_config *cfg, const char *path)
         free(buf);
         return error_at(TIPC_EUSAGE, path, 0, "cannot read config: %s", strerror(errno ? errno : EIO));
     }
-    enum tipc_status st = cfg_parse(cfg, path, buf, len);
+    enum tipc_status st = cfg_parse_opts(cfg, path, buf, len, flags);
     free(buf);
     return st;
 }

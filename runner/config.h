@@ -34,13 +34,22 @@ struct tipc_config {
     struct cfg_entry *e;     /* (n) entries by position: e[0] is the header line */
     int n;
     int nlines;              /* physical lines in the file */
+    bool short_layout;       /* 51-line layout that stops early (CFG_ALLOW_SHORT) */
+};
+
+enum cfg_flags {
+    CFG_ALLOW_SHORT = 1, /* accept a 51-line-layout file with fewer entries (PaddleClas train-only configs) */
+    CFG_ALL_LINES = 2,   /* keep entries past physical line 51 (harnesses that `cat` the whole file) */
 };
 
 /* Parse `len` bytes of `text` (need not be NUL-terminated) read from `path`. On error prints one
  * line `path:line: what is wrong` and returns TIPC_EUSAGE; `cfg` is then empty (safe to free). */
 enum tipc_status cfg_parse(struct tipc_config *cfg, const char *path, const char *text, size_t len);
+enum tipc_status cfg_parse_opts(struct tipc_config *cfg, const char *path, const char *text, size_t len,
+                                unsigned flags);
 /* Read and parse a file. Missing/unreadable file is TIPC_EUSAGE with `path: reason`. */
 enum tipc_status cfg_load(struct tipc_config *cfg, const char *path);
+enum tipc_status cfg_load_opts(struct tipc_config *cfg, const char *path, unsigned flags);
 void cfg_free(struct tipc_config *cfg);
 
 /* Entry at 0-based position i (the original's lines[i]); an empty static entry when out of range. */

@@ -5,6 +5,9 @@
 #include "plan_impl.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +221,14 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
     struct builder bb = {.p = p, .cfg = cfg, .cvd = CVD_INHERIT};
     struct builder *b = &bb;
     p->family = cfg->family;
+    p->dialect = o && o->dialect ? o->dialect : dialect_get(DIALECT_REF);
+    p->dialect_why = o && o->dialect_why ? o->dialect_why : "";
+    if (cfg->family == CFG_FULL && cfg->n < CFG_FULL && !p->dialect->short_configs) {
+        int at = cfg->n ? cfg->e[cfg->n - 1].line : 1;
+        return error_at(TIPC_EUSAGE, cfg->path, at, "too few lines: %d non-empty lines in the first %d, the %d-line "
+                        "layout needs %d (empty lines do not count; PaddleClas's train-only configs run with "
+                        "--dialect clas)", cfg->n, CFG_FULL, CFG_FULL, CFG_FULL);
+    }
     p->model = xstrdup(V(1));
     p->mode = xstrdup(mode);
     b->python = V(2);
@@ -230,10 +241,25 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
     }
     if (o && o->output_dir) p->log_dir = xstrdup(o->output_dir);
     else if (p->ours && !under_test_tipc(cfg->path)) p->log_dir = xasprintf("./logs/%s/%s", p->model, mode);
+    else if (p->dialect->id == DIALECT_CLAS) p->log_dir = xasprintf("test_tipc/output/%s/%s", p->model, mode);
     else p->log_dir = xasprintf("./test_tipc/output/%s/%s", p->model, mode);
+    if (p->dialect->id == DIALECT_CLAS && p->log_dir[0] != '/') { /* $(pwd)/...: inference runs in deploy/ */
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) {
+            error_msg(TIPC_EIO, "cannot read the current folder: %s", strerror(errno));
+            plan_free(p);
+            return TIPC_EIO;
+        }
+        char *abs = xasprintf("%s/%s", cwd, p->log_dir);
+        free(p->log_dir);
+        p->log_dir = abs;
+    }
     p->status_log = xasprintf("%s/results_python.log", p->log_dir);
     const char *gpuid = o && o->gpuid && *o->gpuid ? o->gpuid : NULL;
-    enum tipc_status st = cfg->family == CFG_STEP6 ? build_step6(b, gpuid) : build_full(b, gpuid);
+    enum tipc_status st;
+    if (cfg->family == CFG_STEP6) st = build_step6(b, gpuid); /* Step6 stays Step6 in every dialect */
+    else if (p->dialect->id == DIALECT_CLAS) st = build_clas(b);
+    else st = build_full(b, gpuid);
     for (size_t i = 0; i < b->ntmp; i++) free(b->tmp[i]);
     free(b->tmp);
     if (st != TIPC_OK) plan_free(p);
@@ -250,6 +276,10 @@ void plan_free(struct plan *p)
         free(s->log_path);
         free(s->cvd_value);
         free(s->ips);
+        free(s->cwd[0]);
+        free(s->cwd[1]);
+        free(s->status_file);
+        free(s->append_to);
     }
     free(p->st);
     free(p->model);
@@ -262,7 +292,7 @@ void plan_free(struct plan *p)
 int plan_count_runs(const struct plan *p)
 {
     int n = 0;
-    for (int i = 0; i < p->n; i++) n += p->st[i].kind != STAGE_NOTE;
+    for (int i = 0; i < p->n; i++) n += p->st[i].kind != STAGE_NOTE && p->st[i].kind != STAGE_LINKS;
     return n;
 }
 
@@ -274,6 +304,7 @@ const char *stage_kind_name(enum stage_kind k)
     case STAGE_EXPORT: return "export";
     case STAGE_INFER: return "infer";
     case STAGE_NOTE: return "note";
+    case STAGE_LINKS: return "links";
     }
     return "?";
 }

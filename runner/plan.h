@@ -11,8 +11,11 @@
 #include <stdbool.h>
 #include "cmdline.h"
 #include "config.h"
+#include "dialect.h"
 
-enum stage_kind { STAGE_TRAIN, STAGE_EVAL, STAGE_EXPORT, STAGE_INFER, STAGE_NOTE };
+/* STAGE_NOTE: a line the original echoes; STAGE_LINKS: PaddleClas's `ln -s model.* inference.*` in the
+ * folder `cmd` (made only when that folder exists). Neither runs a command nor gets a status line. */
+enum stage_kind { STAGE_TRAIN, STAGE_EVAL, STAGE_EXPORT, STAGE_INFER, STAGE_NOTE, STAGE_LINKS };
 enum cvd_action { CVD_INHERIT, CVD_SET, CVD_UNSET }; /* CUDA_VISIBLE_DEVICES for a stage */
 
 struct stage {
@@ -25,6 +28,11 @@ struct stage {
     char *cvd_value;       /* CVD_SET */
     int line;              /* config line of the script that made this stage */
     char *ips;             /* train on several nodes: the --ips list, else NULL */
+    char *cwd[2];          /* folders the original `cd`s into first, in order; a missing one is
+                              skipped as the shell goes on after a failed cd (NULL: none) */
+    char *status_file;     /* the status is whether this file can be read, as the original's
+                              `cat FILE >> append_to` decides it (PaddleClas, PaddleOCR f773 train) */
+    char *append_to;       /* ... and the file's text is appended there (created even when missing) */
 };
 
 struct plan {
@@ -34,6 +42,8 @@ struct plan {
     char *status_log;      /* LOG_PATH/results_python.log */
     bool ours;             /* python:tipc */
     enum cfg_family family;
+    const struct dialect *dialect;
+    const char *dialect_why; /* what chose the dialect (not owned) */
     struct stage *st;
     int n;
 };
@@ -41,6 +51,8 @@ struct plan {
 struct plan_opts {
     const char *output_dir; /* NULL: ./test_tipc/output/MODEL/MODE or ./logs/MODEL/MODE */
     const char *gpuid;      /* whole_infer's optional 3rd argument, NULL if absent */
+    const struct dialect *dialect; /* NULL: the reference dialect */
+    const char *dialect_why;
 };
 
 /* No real config comes near these; a runaway '|' list (lists multiply) does. */
@@ -54,7 +66,7 @@ extern const char *const plan_modes[]; /* NULL-terminated list of known MODEs */
 enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const char *mode,
                             const struct plan_opts *o);
 void plan_free(struct plan *p);
-/* Number of stages that run a command (all but STAGE_NOTE). */
+/* Number of stages that run a command (all but STAGE_NOTE and STAGE_LINKS). */
 int plan_count_runs(const struct plan *p);
 const char *stage_kind_name(enum stage_kind k);
 

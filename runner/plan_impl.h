@@ -56,5 +56,6 @@ const char *pb_launch_prefix(struct builder *b, const struct gpu_item *g, bool *
 
 enum tipc_status build_step6(struct builder *b, const char *gpuid);
 enum tipc_status build_full(struct builder *b, const char *gpuid);
+enum tipc_status build_clas(struct builder *b);
 
 #endif

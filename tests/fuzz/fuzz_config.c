@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cfg_parse(&cfg, "fuzz.txt", (const char *)data, size) != TIPC_OK) return 0;
     for (int i = 0; plan_modes[i]; i++) {
         struct plan p;
-        struct plan_opts o = {NULL, i == 2 ? "0" : NULL};
+        struct plan_opts o = {.gpuid = i == 2 ? "0" : NULL};
         if (plan_build(&p, &cfg, plan_modes[i], &o) == TIPC_OK) plan_free(&p);
     }
     char *v = cfg_mode_value(cfg_at(&cfg, 5)->value, "lite_train_lite_infer");

@@ -101,7 +101,7 @@ static struct plan build(const char *path, const char *mode, const char *gpuid)
     struct tipc_config cfg;
     if (cfg_load(&cfg, path) != TIPC_OK) fail_msg("load %s", path);
     struct plan p;
-    struct plan_opts o = {NULL, gpuid};
+    struct plan_opts o = {.gpuid = gpuid};
     if (plan_build(&p, &cfg, mode, &o) != TIPC_OK) fail_msg("plan %s", path);
     cfg_free(&cfg);
     return p;
