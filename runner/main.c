@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "cmds.h"                   /* defines: cmd_* and usage_* */
-#include "../engine/core/check.h"   /* defines: error_msg */
-#include "../engine/core/banned.h"
+#include "../core/check.h"   /* defines: error_msg */
+#include "../core/banned.h"
 
 struct cmd {
     const char *name;

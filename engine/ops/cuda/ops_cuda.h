@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "../ops.h"
-#include "../../core/status.h"
+#include "../../../core/status.h"
 
 #ifdef __cplusplus
 extern "C" {
