@@ -1,6 +1,6 @@
 /* main.c: the `tipc` executable. A git-style command table {name, fn, summary}; every subcommand
  * lives in runner/cmd_<name>.c. The exit code is the enum tipc_status the command returns
- * (engine/core/status.h), so the table in `tipc help` is the whole contract. */
+ * (core/status.h), so the table in `tipc help` is the whole contract. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

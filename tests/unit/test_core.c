@@ -1,4 +1,4 @@
-/* test_core.c: engine/core: checked number parsing and the error/die helpers. */
+/* test_core.c: core/: checked number parsing and the error/die helpers. */
 #include "testutil.h"
 #include "../../core/parse.h"
 
