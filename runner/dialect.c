@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static const struct dialect table[DIALECT_COUNT] = {
     {DIALECT_REF, "reference", "Step6 (PaddlePaddle/models 8042c21b) for 32-line configs, PaddleOCR 038a9330 for 51-line ones",

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "plan_impl.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static struct stage *last(struct builder *b) { return &b->p->st[b->p->n - 1]; }
 
