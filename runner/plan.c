@@ -46,6 +46,20 @@ char *pb_sh_echo(struct builder *b, const char *x)
     return s;
 }
 
+const char *pb_dirname(struct builder *b, const char *x)
+{
+    if (!*x) return "";
+    char *d = pb_keep(b, xstrdup(x));
+    size_t n = strlen(d);
+    while (n > 1 && d[n - 1] == '/') d[--n] = 0;
+    char *slash = strrchr(d, '/');
+    if (!slash) return ".";
+    while (slash > d && slash[-1] == '/') slash--;
+    if (slash == d) return "/";
+    *slash = 0;
+    return d;
+}
+
 int pb_split(struct builder *b, const char *s, char sep, char ***out)
 {
     int n = cfg_split(s, sep, out);
@@ -241,9 +255,10 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
     }
     if (o && o->output_dir) p->log_dir = xstrdup(o->output_dir);
     else if (p->ours && !under_test_tipc(cfg->path)) p->log_dir = xasprintf("./logs/%s/%s", p->model, mode);
-    else if (p->dialect->id == DIALECT_CLAS) p->log_dir = xasprintf("test_tipc/output/%s/%s", p->model, mode);
+    else if (p->dialect->id == DIALECT_TMPL && cfg->family == CFG_FULL) p->log_dir = xstrdup("./test_tipc/output");
+    else if (p->dialect->id == DIALECT_CLAS && cfg->family == CFG_FULL) p->log_dir = xasprintf("test_tipc/output/%s/%s", p->model, mode);
     else p->log_dir = xasprintf("./test_tipc/output/%s/%s", p->model, mode);
-    if (p->dialect->id == DIALECT_CLAS && p->log_dir[0] != '/') { /* $(pwd)/...: inference runs in deploy/ */
+    if (p->dialect->id == DIALECT_CLAS && cfg->family == CFG_FULL && p->log_dir[0] != '/') { /* $(pwd)/...: inference runs in deploy/ */
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof cwd)) {
             error_msg(TIPC_EIO, "cannot read the current folder: %s", strerror(errno));

@@ -7,6 +7,28 @@
 #include "../core/check.h"
 #include "../core/banned.h"
 
+/* What the models template harness (tmpl) does unlike PaddleOCR 038a9330 (ref): data, not code. */
+struct full_style {
+    size_t ips_limit;        /* `${#ips} -le N`: longer means several nodes (15; tmpl 26) */
+    bool redirect;           /* eval/export commands end in `> LOG 2>&1 ` (tmpl: not redirected) */
+    bool env_before_eval;    /* `eval ${env}` before eval (tmpl: only before inference) */
+    bool env_before_single;  /* single device: `eval ${env}` at the top of the gpu loop (tmpl) */
+    bool unset_before_train; /* `eval "unset CUDA_VISIBLE_DEVICES"` before every train (tmpl) */
+    bool load_norm_pretrain; /* pact/fpgm single-node trains get norm_train's weights (tmpl) */
+    bool mkldnn_direct;      /* CPU: `KEY=VALUE` for mkldnn, quant skips mkldnn=False (tmpl) */
+    bool quant_skip_or;      /* GPU: skip `(trt False || int8) && quant` (tmpl) / `trt False && int8 && quant` */
+    bool export_to_dirname;  /* whole_infer exports into $(dirname MODEL), unredirected (tmpl) */
+    bool klquant_relayout;   /* klquant_whole_infer: re-read lines 1-17 as an inference-only layout (tmpl) */
+};
+
+static const struct full_style style_ref = {15, true, true, false, false, false, false, false, false, false};
+static const struct full_style style_tmpl = {26, false, false, true, true, true, true, true, true, true};
+
+static const struct full_style *style(const struct builder *b)
+{
+    return b->p->dialect && b->p->dialect->id == DIALECT_TMPL ? &style_tmpl : &style_ref;
+}
+
 static const char amp_config[] = "Global.use_amp=True Global.scale_loss=1024.0 Global.use_dynamic_loss_scaling=True";
 
 /* `[[ $x =~ "lit" ]]`: a quoted right side is a plain substring test. */
@@ -18,7 +40,9 @@ static enum tipc_status full_infer_cpu(struct builder *b, const char *use_gpu, c
     char **mkldnn, **threads, **batches, **precisions;
     int nm = pb_split(b, V(41), '|', &mkldnn), nt = pb_split(b, V(42), '|', &threads);
     int nb = pb_split(b, V(43), '|', &batches), np = pb_split(b, V(45), '|', &precisions);
-    for (int m = 0; m < nm; m++)
+    const struct full_style *fs = style(b);
+    for (int m = 0; m < nm; m++) {
+        if (fs->mkldnn_direct && pb_sh_eq(mkldnn[m], "False") && pb_sh_eq(flag_quant, "True")) continue;
         for (int t = 0; t < nt; t++)
             for (int bs = 0; bs < nb; bs++)
                 for (int q = 0; q < np; q++) {
@@ -28,11 +52,13 @@ static enum tipc_status full_infer_cpu(struct builder *b, const char *use_gpu, c
                     const char *log = FMT("%s/python_infer_cpu_usemkldnn_%s_threads_%s_precision_%s_batchsize_%s.log",
                                           b->p->log_dir, use_mkldnn, threads[t], precision, batches[bs]);
                     const char *command = FMT("%s %s %s=%s %s %s %s %s %s %s %s %s %s > %s 2>&1 ", b->python, V(39),
-                        K(40), use_gpu, SETP(K(41), use_mkldnn), SETP(K(42), threads[t]), SETP(K(46), model_dir),
-                        SETP(K(43), batches[bs]), SETP(K(48), "") /* save_log_value: never set */,
+                        K(40), use_gpu, fs->mkldnn_direct ? FMT("%s=%s", K(41), use_mkldnn) : SETP(K(41), use_mkldnn),
+                        SETP(K(42), threads[t]), SETP(K(46), model_dir), SETP(K(43), batches[bs]),
+                        SETP(K(48), fs->klquant_relayout && b->relayout ? V(48) : "") /* save_log_value */,
                         SETP(K(47), img_dir), SETP(K(49), V(49)), SETP(K(45), precision), SETP(K(50), V(50)), log);
                     TRY(pb_add_stage(b, STAGE_INFER, command, LN(39), log, true));
                 }
+    }
     return TIPC_OK;
 }
 
@@ -47,14 +73,17 @@ static enum tipc_status full_infer_gpu(struct builder *b, const char *use_gpu, c
             const char *use_trt = trts[r], *precision = precisions[q];
             if (!strcmp(flag_quant, "False") && has(precision, "int8")) continue;
             if ((has(precision, "fp16") || has(precision, "int8")) && pb_sh_eq(use_trt, "False")) continue;
-            if (!strcmp(use_trt, "False") && has(precision, "int8") && pb_sh_eq(flag_quant, "True")) continue;
+            if (style(b)->quant_skip_or
+                    ? ((!strcmp(use_trt, "False") || has(precision, "int8")) && pb_sh_eq(flag_quant, "True"))
+                    : (!strcmp(use_trt, "False") && has(precision, "int8") && pb_sh_eq(flag_quant, "True")))
+                continue;
             for (int bs = 0; bs < nb; bs++) {
                 const char *log = FMT("%s/python_infer_gpu_usetrt_%s_precision_%s_batchsize_%s.log",
                                       b->p->log_dir, use_trt, precision, batches[bs]);
                 const char *command = FMT("%s %s %s=%s %s %s %s %s %s %s %s %s > %s 2>&1 ", b->python, V(39),
                     K(40), use_gpu, SETP(K(44), use_trt), SETP(K(45), precision), SETP(K(46), model_dir),
                     SETP(K(43), batches[bs]), SETP(K(47), img_dir), SETP(K(49), V(49)), SETP(K(50), V(50)),
-                    SETP(K(48), ""), log);
+                    SETP(K(48), style(b)->klquant_relayout && b->relayout ? V(48) : ""), log);
                 TRY(pb_add_stage(b, STAGE_INFER, command, LN(39), log, true));
             }
         }
@@ -89,6 +118,17 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
     for (int count = 0; count < nm; count++) {
         const char *infer_model = models[count];
         const char *run_export = count < ne ? exports[count] : "";
+        const char *quant = !strcmp(b->p->mode, "klquant_whole_infer") && style(b)->klquant_relayout ? "True"
+                            : count < nq ? quants[count] : "";
+        if (pb_sh_ne(run_export, "null") && style(b)->export_to_dirname) {
+            const char *dir = pb_dirname(b, infer_model);
+            const char *export_cmd = FMT("%s %s %s %s", b->python, run_export, SETP(K(28), infer_model), SETP(K(27), dir));
+            TRY(pb_note(b, pb_sh_echo(b, run_export), LN(37)));
+            TRY(pb_note(b, pb_sh_echo(b, export_cmd), LN(37)));
+            TRY(pb_add_stage(b, STAGE_EXPORT, export_cmd, LN(37), NULL, false));
+            TRY(full_inference(b, dir, V(47), quant));
+            continue;
+        }
         if (pb_sh_ne(run_export, "null")) {
             const char *export_log_path = FMT("%s/_export_%d.log", b->p->log_dir, count);
             const char *export_cmd = FMT("%s %s %s %s > %s 2>&1 ", b->python, run_export, SETP(K(28), infer_model),
@@ -97,7 +137,7 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
             TRY(pb_note(b, pb_sh_echo(b, export_cmd), LN(37)));
             TRY(pb_add_stage(b, STAGE_EXPORT, export_cmd, LN(37), export_log_path, false));
         }
-        TRY(full_inference(b, infer_model, V(47), count < nq ? quants[count] : ""));
+        TRY(full_inference(b, infer_model, V(47), quant));
     }
     return TIPC_OK;
 }
@@ -105,6 +145,7 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
 struct full_run {
     const struct gpu_item *g;
     const char *autocast, *trainer, *train_use_gpu;
+    const char **load_norm; /* ${load_norm_train_model}: norm_train's weights flag, "" until set */
 };
 
 /* Trainer dispatch by key (pact / fpgm / distill / key1 / key2 / norm). */
@@ -133,12 +174,16 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
     const char *set_train_params1 = SETP(K(12), V(12));
     const char *set_use_gpu = SETP(K(4), r->train_use_gpu);
     const char *set_amp_config = !strcmp(r->autocast, "amp") ? amp_config : " ";
+    const struct full_style *fs = style(b);
     const char *tag = FMT("%s/%s_gpus_%s_autocast_%s", b->p->log_dir, r->trainer, g->gpu, r->autocast);
-    bool multi_node = b->p->ours ? *g->ips != 0 : strlen(g->ips) > 15;
+    bool multi_node = b->p->ours ? *g->ips != 0 : strlen(g->ips) > fs->ips_limit;
     const char *save_log = multi_node ? FMT("%s_nodes_%d", tag, g->nodes) : tag;
     const char *set_save_model = SETP(K(7), save_log);
     bool single;
     const char *launch = pb_launch_prefix(b, g, &single);
+    if (!b->p->ours && !single && !multi_node) launch = FMT("%s %s --gpus=%s", b->python, b->launch, g->gpu);
+    if (fs->load_norm_pretrain && (pb_sh_eq(r->trainer, K(16)) || pb_sh_eq(r->trainer, K(17))) && !multi_node)
+        set_pretrain = *r->load_norm;
     const char *cmd;
     if (single)
         cmd = FMT("%s %s %s  %s %s %s %s %s %s %s ", b->python, run_train, set_use_gpu, set_save_model, set_epoch,
@@ -149,22 +194,24 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
     else /* sic: pretrain before epoch on several nodes */
         cmd = FMT("%s %s %s %s %s %s %s %s %s %s", launch, run_train, set_use_gpu, set_save_model, set_pretrain,
                   set_epoch, set_autocast, set_batchsize, set_train_params1, set_amp_config);
+    if (fs->unset_before_train) pb_unset_env(b);
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(15), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
 
     const char *nodes_tag = FMT("%s_nodes_%d", tag, multi_node ? g->nodes : 1);
     const char *weights = FMT("%s/%s", save_log, V(10));
+    if (fs->load_norm_pretrain && pb_sh_eq(r->trainer, K(15)) && !multi_node) *r->load_norm = SETP(K(9), weights);
     if (pb_sh_ne(V(23), "null")) {
-        pb_apply_env(b, g->env);
-        const char *eval_log_path = FMT("%s_eval.log", nodes_tag);
-        const char *eval_cmd = FMT("%s %s %s %s %s > %s 2>&1 ", b->python, V(23), SETP(K(9), weights), set_use_gpu,
-                                   SETP(K(24), V(24)), eval_log_path);
+        if (fs->env_before_eval) pb_apply_env(b, g->env);
+        const char *eval_log_path = fs->redirect ? FMT("%s_eval.log", nodes_tag) : NULL;
+        const char *eval_cmd = FMT("%s %s %s %s %s", b->python, V(23), SETP(K(9), weights), set_use_gpu, SETP(K(24), V(24)));
+        if (eval_log_path) eval_cmd = FMT("%s > %s 2>&1 ", eval_cmd, eval_log_path);
         TRY(pb_add_stage(b, STAGE_EVAL, eval_cmd, LN(23), eval_log_path, false));
     }
     if (pb_sh_ne(run_export, "null")) {
-        const char *export_log_path = FMT("%s_export.log", nodes_tag);
-        const char *export_cmd = FMT("%s %s %s %s > %s 2>&1 ", b->python, run_export, SETP(K(28), weights),
-                                     SETP(K(27), save_log), export_log_path);
+        const char *export_log_path = fs->redirect ? FMT("%s_export.log", nodes_tag) : NULL;
+        const char *export_cmd = FMT("%s %s %s %s", b->python, run_export, SETP(K(28), weights), SETP(K(27), save_log));
+        if (export_log_path) export_cmd = FMT("%s > %s 2>&1 ", export_cmd, export_log_path);
         TRY(pb_add_stage(b, STAGE_EXPORT, export_cmd, LN(29), export_log_path, false));
         pb_apply_env(b, g->env);
         const char *inference_dir = V(35);
@@ -176,8 +223,35 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
     return TIPC_OK;
 }
 
+/* The template's klquant_whole_infer reads physical lines 1..17 again as an inference-only layout:
+ * 3 export weight key, 4 save-inference key, 5-7 model/export/quant lists, 8 inference script,
+ * 9-19 the inference matrix (18, 19 and anything past line 17 read as empty). */
+static enum tipc_status tmpl_klquant(struct builder *b, const char *gpuid)
+{
+    static const struct cfg_entry none = {"", "", "", false, 0};
+    static const int from[][2] = {{28, 3}, {27, 4}, {36, 5}, {37, 6}, {38, 7}, {39, 8}, {40, 9}, {41, 10}, {42, 11},
+                                  {43, 12}, {44, 13}, {45, 14}, {46, 15}, {47, 16}, {48, 17}, {49, 18}, {50, 19}};
+    struct cfg_entry *e = pb_keep(b, xcalloc(51, sizeof *e));
+    for (int i = 0; i < 51; i++) e[i] = none;
+    for (size_t k = 0; k < sizeof from / sizeof from[0]; k++) {
+        const struct cfg_entry *src = cfg_at(b->cfg, from[k][1]);
+        if (src->line > 0 && src->line <= 17) e[from[k][0]] = *src;
+    }
+    struct tipc_config view = *b->cfg;
+    view.e = e;
+    view.n = 51;
+    const struct tipc_config *orig = b->cfg;
+    b->cfg = &view;
+    b->relayout = true;
+    enum tipc_status st = full_whole_infer(b, gpuid);
+    b->cfg = orig;
+    b->relayout = false;
+    return st;
+}
+
 enum tipc_status build_full(struct builder *b, const char *gpuid)
 {
+    if (!strcmp(b->p->mode, "klquant_whole_infer") && style(b)->klquant_relayout) return tmpl_klquant(b, gpuid);
     if (!strcmp(b->p->mode, "whole_infer")) return full_whole_infer(b, gpuid);
     char **gpus, **autocasts, **trainers, **use_gpu;
     int ng = pb_split(b, V(3), '|', &gpus);
@@ -190,11 +264,14 @@ enum tipc_status build_full(struct builder *b, const char *gpuid)
     TRY(pb_check_trainers(b, trainers, nt, keys, 6));
     struct gpu_item *items = pb_keep(b, xcalloc((size_t)ng, sizeof *items));
     for (int i = 0; i < ng; i++) TRY(pb_parse_gpu(b, gpus[i], &items[i]));
-    for (int i = 0; i < ng; i++)
+    const char *load_norm = "";
+    for (int i = 0; i < ng; i++) {
+        if (style(b)->env_before_single && strlen(items[i].gpu) <= 1) pb_apply_env(b, items[i].env);
         for (int a = 0; a < na; a++)
             for (int t = 0; t < nt; t++) {
-                struct full_run r = {&items[i], autocasts[a], trainers[t], i < nu ? use_gpu[i] : ""};
+                struct full_run r = {&items[i], autocasts[a], trainers[t], i < nu ? use_gpu[i] : "", &load_norm};
                 TRY(full_trainer(b, &r));
             }
+    }
     return TIPC_OK;
 }

@@ -17,6 +17,7 @@ struct builder {
     const char *cvd_value;
     const char *python;         /* ${python} */
     const char *launch;         /* "-m paddle.distributed.launch", or "launch" for our configs */
+    bool relayout;              /* the template's klquant_whole_infer view of the config is in use */
 };
 
 #define K(i) (cfg_at(b->cfg, (i))->key)
@@ -42,6 +43,8 @@ bool pb_sh_eq(const char *x, const char *lit);
 bool pb_sh_ne(const char *x, const char *lit);
 /* `echo $x` under IFS="|". */
 char *pb_sh_echo(struct builder *b, const char *x);
+/* `$(dirname X)` ("" when X is empty: dirname gets no argument and fails). */
+const char *pb_dirname(struct builder *b, const char *x);
 /* cfg_split whose pieces are freed with the build. */
 int pb_split(struct builder *b, const char *s, char sep, char ***out);
 enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,

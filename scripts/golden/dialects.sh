@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # dialects.sh: regenerate tests/fixtures/golden/dialects/ by running each Paddle repo's OWN,
 # unmodified harness (bash, stub pythons, no network) over that repo's 51-line configs in
-# /work/shared/tipc-configs: the four modes plus three failure runs (train, export, inference
-# fail). Stores transcripts only, never the harnesses. Called as `make-golden.sh --dialects DIR`.
+# /work/shared/tipc-configs: the four modes (the template also its klquant_whole_infer) plus three
+# failure runs (train, export, inference fail). Stores transcripts only, never the harnesses. Called as `make-golden.sh --dialects DIR`.
 #
 # DIR/<repo>/ holds the harness and its helper, fetched at these commits (third-party code: keep it
 # out of this repository), e.g. `git clone https://github.com/PaddlePaddle/PaddleClas && git -C
@@ -117,12 +117,14 @@ while IFS=$'\t' read -r file repo _path _commit _model _nl kind _nlend; do
     [ -n "$r" ] || continue
     [[ " $repos " == *" $r "* ]] || continue
     name=${file#*__test_tipc__configs__}; name=${name#*__template__test__}; name=${name%.txt}
-    [ "$r" = tmpl ] && name=${file%%__*}_${file#*__}; name=${name%.txt}
+    if [ "$r" = tmpl ]; then name=${file#models__}; name=${name%%__*}__${name##*__}; name=${name%.txt}; fi
     mkdir -p "$out/$r"
     cp "$cfgsrc/$file" "$out/$r/$name.txt"
     dst="$out/$r/$name.golden"
     : > "$dst"
-    for m in lite_train_lite_infer lite_train_whole_infer whole_infer whole_train_whole_infer; do
+    modes="lite_train_lite_infer lite_train_whole_infer whole_infer whole_train_whole_infer"
+    [ "$r" = tmpl ] && modes="$modes klquant_whole_infer" # the template's own fifth mode
+    for m in $modes; do
         run_one "$r" "$cfgsrc/$file" "$m" -
     done
     for f in train export infer; do run_one "$r" "$cfgsrc/$file" lite_train_lite_infer "$f"; done

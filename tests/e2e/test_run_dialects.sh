@@ -9,7 +9,7 @@
 . "$ROOT/tests/e2e/lib.sh"
 GOLDEN="$ROOT/tests/fixtures/golden/dialects"
 [ -d "$GOLDEN" ] || skip "no dialect golden fixtures"
-REPOS=${DIALECT_REPOS:-clas}
+REPOS=${DIALECT_REPOS:-clas tmpl}
 STUB="$ROOT/scripts/golden/stub-python"
 
 # A golden section without its env lines, statuses as words (0 = ok), deliberate differences out.
