@@ -1,6 +1,7 @@
 /* cmd_run.c: `tipc run CONFIG MODE`: read the config, build the plan, run every stage as the
  * original harness does (a failed stage does not stop the later ones), report, exit 0/1. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -24,7 +25,7 @@
 
 const char usage_run[] =
     "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"
-    "                [--no-prepare] [--dialect NAME|auto]\n"
+    "                [--no-prepare] [--prepare] [--dialect NAME|auto]\n"
     "\n"
     "Run a TIPC config's chain for MODE, exactly as test_tipc/test_train_inference_python.sh would:\n"
     "training for each gpu_list item and trainer, eval, export, then inference for each use_gpu x\n"
@@ -44,6 +45,8 @@ const char usage_run[] =
     "  --junit FILE     also write a JUnit XML report\n"
     "  --dialect NAME   whose harness to follow: auto (default: from the repo the config is in),\n"
     "                   reference, clas, det, seg, ocr, tmpl (README: dialects)\n"
+    "  --prepare        first run the repo's own `bash test_tipc/prepare.sh CONFIG MODE` (from the\n"
+    "                   current folder, no shell in between); its failure stops the run (exit 3)\n"
     "  --no-prepare     for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
     "                   (it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)\n"
     "\n"
@@ -52,7 +55,7 @@ const char usage_run[] =
 
 struct run_args {
     const char *config, *mode, *gpuid, *node_ip, *output, *junit, *dialect;
-    bool dry_run, no_prepare;
+    bool dry_run, no_prepare, prepare;
 };
 
 static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
@@ -61,6 +64,7 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
     const struct flag tbl[] = {
         {"--dry-run", NULL, FLAG_SWITCH, &a->dry_run, NULL},
         {"--no-prepare", NULL, FLAG_SWITCH, &a->no_prepare, NULL},
+        {"--prepare", NULL, FLAG_SWITCH, &a->prepare, NULL},
         {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL},
         {"--output", NULL, FLAG_STR, &a->output, NULL},
         {"--junit", NULL, FLAG_STR, &a->junit, NULL},
@@ -85,6 +89,25 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
     return TIPC_OK;
 }
 
+/* PB_MODEL_TOKEN in `s` replaced by `name` (a copy of s when there is none). */
+static char *subst_model(const char *s, const char *name)
+{
+    size_t tl = strlen(PB_MODEL_TOKEN), nl = strlen(name), n = 0;
+    for (const char *q = s; (q = strstr(q, PB_MODEL_TOKEN)) != NULL; q += tl) n++;
+    char *out = xmalloc(strlen(s) + n * nl + 1), *o = out;
+    for (const char *q = s, *hit; ; q = hit + tl) {
+        hit = strstr(q, PB_MODEL_TOKEN);
+        size_t k = hit ? (size_t)(hit - q) : strlen(q);
+        memcpy(o, q, k);
+        o += k;
+        if (!hit) break;
+        memcpy(o, name, nl);
+        o += nl;
+    }
+    *o = 0;
+    return out;
+}
+
 static void print_plan(const struct plan *p, const struct run_args *a)
 {
     printf("# tipc run %s %s (dry run): %d commands, %d-line layout, python:%s\n", a->config, a->mode,
@@ -92,6 +115,7 @@ static void print_plan(const struct plan *p, const struct run_args *a)
     printf("# dialect: %s (%s): %s\n", p->dialect->name, p->family == CFG_STEP6 ? "Step6's harness for 32-line configs"
            : p->dialect->repo, p->dialect_why);
     printf("# output: %s\n", p->log_dir);
+    if (a->prepare) printf("  0 prepare      bash test_tipc/prepare.sh %s %s\n", a->config, a->mode);
     int k = 0;
     for (int i = 0; i < p->n; i++) {
         const struct stage *s = &p->st[i];
@@ -103,7 +127,20 @@ static void print_plan(const struct plan *p, const struct run_args *a)
             printf("         links: %s/inference.{pdmodel,pdiparams} -> model.* (if that folder exists)\n", s->cmd);
             continue;
         }
-        printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, s->cmd);
+        if (s->kind == STAGE_COPY) {
+            printf("         copy: the files of %s into %s/ (if that folder exists)\n", s->cmd, s->append_to);
+            continue;
+        }
+        if (s->kind == STAGE_APPEND) {
+            printf("         append: %s >> %s (if it exists)\n", s->cmd, s->append_to);
+            continue;
+        }
+        char *shown = subst_model(s->cmd, p->seg_model ? p->seg_model : "");
+        printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, shown);
+        free(shown);
+        if (s->model_probe)
+            printf("               then: if %s/<weights> is missing, the weights become %s\n", s->model_probe,
+                   s->model_fallback);
         for (int c = 0; c < 2; c++)
             if (s->cwd[c]) printf("               cd %s (skipped if missing)\n", s->cwd[c]);
         if (s->status_file)
@@ -190,13 +227,87 @@ static void stage_links(const char *dir)
     }
 }
 
+/* PaddleDetection's `cp SRC/(all) DST/`: regular files only (cp without -r refuses folders); a missing
+ * SRC is reported and skipped, as cp's error is in the original. */
+static void stage_copy(const char *src, const char *dst)
+{
+    DIR *d = opendir(src);
+    if (!d) {
+        fprintf(stderr, "tipc: cp %s/* %s/: %s\n", src, dst, strerror(errno));
+        return;
+    }
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') continue; /* the glob skips dot files */
+        char *from = xasprintf("%s/%s", src, de->d_name), *to = xasprintf("%s/%s", dst, de->d_name);
+        struct stat st;
+        if (stat(from, &st) == 0 && S_ISREG(st.st_mode)) {
+            FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+            char buf[65536];
+            size_t n;
+            bool ok = in && out;
+            while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+            if (in && ferror(in)) ok = false;
+            if (in) fclose(in);
+            if (out && fclose(out) != 0) ok = false;
+            if (!ok) fprintf(stderr, "tipc: cp %s %s: %s\n", from, to, strerror(errno ? errno : EIO));
+        }
+        free(from);
+        free(to);
+    }
+    closedir(d);
+}
+
+/* --prepare: the repo's own data script, as Paddle users run it by hand before the harness:
+ * `bash test_tipc/prepare.sh CONFIG MODE`, an argv (the config path never meets a shell). */
+static enum tipc_status run_repo_prepare(const struct run_args *a, const char *self)
+{
+    static const char script[] = "test_tipc/prepare.sh";
+    struct stat st;
+    if (stat(script, &st) != 0 || !S_ISREG(st.st_mode))
+        return error_msg(TIPC_EUSAGE, "--prepare: %s: %s; run tipc from the repo root, where the harness runs",
+                         script, strerror(errno ? errno : ENOENT));
+    struct cmdline cl = {0};
+    const char *argv[] = {"bash", script, a->config, a->mode};
+    cl.argc = 4;
+    cl.argv = xcalloc(5, sizeof *cl.argv);
+    for (int i = 0; i < 4; i++) cl.argv[i] = xstrdup(argv[i]);
+    printf("prepare: bash %s %s %s\n", script, a->config, a->mode);
+    fflush(stdout);
+    proc_signals_init();
+    const char *none[1] = {NULL};
+    struct proc_env env = {self, none, none};
+    int status = proc_run(&cl, &env);
+    cmdline_free(&cl);
+    if (status != 0)
+        return error_msg(TIPC_EDATA, "--prepare: bash %s %s %s exited with status %d; nothing else was run", script,
+                         a->config, a->mode, status);
+    return TIPC_OK;
+}
+
 static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 {
+    if (a->prepare) {
+        char *me = self_exe_path();
+        enum tipc_status ps = run_repo_prepare(a, me);
+        free(me);
+        TRY(ps);
+    }
     TRY(mkdir_p(p->log_dir));
     /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
     if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode));
     char *self = self_exe_path();
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
+    if (p->results_header) { /* PaddleSeg: `echo "--- MODE ---" >> $status_log` first */
+        FILE *f = fopen(p->status_log, "a");
+        if (!f || fprintf(f, "%s\n", p->results_header) < 0 || fclose(f) != 0) {
+            if (f) fclose(f);
+            free(self);
+            free(pod_ip);
+            return error_at(TIPC_EIO, p->status_log, 0, "cannot append to results log: %s", strerror(errno));
+        }
+    }
+    const char *cur_model = p->seg_model;
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
     fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", plan_count_runs(p), a->config, p->mode, p->log_dir);
@@ -212,13 +323,43 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
             stage_links(s->cmd);
             continue;
         }
+        if (s->kind == STAGE_COPY) {
+            stage_copy(s->cmd, s->append_to);
+            continue;
+        }
+        if (s->kind == STAGE_APPEND) {
+            (void)status_from_file(s->cmd, s->append_to); /* the original ignores this cat's status */
+            continue;
+        }
+        struct stage now = *s; /* with the weights' name decided so far (PaddleSeg) */
+        char *cmd = NULL, *exec = NULL;
+        if (cur_model && strstr(s->exec ? s->exec : s->cmd, PB_MODEL_TOKEN)) {
+            now.cmd = cmd = subst_model(s->cmd, cur_model);
+            exec = subst_model(s->exec ? s->exec : s->cmd, cur_model);
+            char err[256], bad = 0;
+            if (cmdline_parse(exec, &now.cl, err, sizeof err, &bad) != TIPC_OK) {
+                st = error_at(TIPC_EUSAGE, a->config, s->line, "%s: %s", err, exec);
+                free(cmd);
+                free(exec);
+                break;
+            }
+        }
         double t0 = now_seconds();
-        int status = run_in_cwd(s, self, pod_ip);
+        int status = run_in_cwd(&now, self, pod_ip);
         if (s->status_file) status = status_from_file(s->status_file, s->append_to);
+        if (s->model_probe && cur_model) {
+            char *w = xasprintf("%s/%s", s->model_probe, cur_model);
+            struct stat sb;
+            if (stat(w, &sb) != 0 || !S_ISREG(sb.st_mode)) cur_model = s->model_fallback;
+            free(w);
+        }
         if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
-        enum tipc_status ws = report_stage(&r, stage_kind_name(s->kind), s->cmd, s->log_path, status,
+        enum tipc_status ws = report_stage(&r, stage_kind_name(s->kind), now.cmd, s->log_path, status,
                                            now_seconds() - t0, s->line);
         if (ws != TIPC_OK) st = ws;
+        if (exec) cmdline_free(&now.cl);
+        free(cmd);
+        free(exec);
     }
     report_summary(&r, stdout);
     if (a->junit) {

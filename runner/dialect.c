@@ -16,7 +16,7 @@ static const struct dialect table[DIALECT_COUNT] = {
      NULL, NULL, false, false},
     {DIALECT_CLAS, "clas", "PaddleClas d178931f", "ppcls", "Global.print_mem_info=True", true, true},
     {DIALECT_DET, "det", "PaddleDetection 666f597f", "ppdet", "source test_tipc/utils_func.sh", false, false},
-    {DIALECT_SEG, "seg", "PaddleSeg d7975e7c", "paddleseg", "parse_extra_args", false, false},
+    {DIALECT_SEG, "seg", "PaddleSeg d7975e7c", "paddleseg", "parse_extra_args", false, true},
     {DIALECT_OCR, "ocr", "PaddleOCR f773f2c9", "ppocr", "python_infer_gpu_gpus_${_gpu}_usetrt", false, true},
     {DIALECT_TMPL, "tmpl", "PaddlePaddle/models template 8042c21b", NULL, "klquant_whole_infer", false, false},
 };

@@ -60,6 +60,23 @@ const char *pb_dirname(struct builder *b, const char *x)
     return d;
 }
 
+/* PaddleOCR f773 and PaddleDetection: `line_num=$(grep -n -w to_static_train_benchmark_params FILE | cut -d: -f1)` then
+ * lines[line_num]: the entry whose INDEX is that physical line number (entry 0 when absent). */
+const struct cfg_entry *pb_to_static_entry(struct builder *b)
+{
+    static const char word[] = "to_static_train_benchmark_params";
+    for (int i = 0; i < b->cfg->n; i++) {
+        const char *raw = b->cfg->e[i].raw, *hit = raw;
+        while ((hit = strstr(hit, word)) != NULL) {
+            char before = hit == raw ? ' ' : hit[-1], after = hit[sizeof word - 1];
+            bool w1 = isalnum((unsigned char)before) || before == '_', w2 = isalnum((unsigned char)after) || after == '_';
+            if (!w1 && !w2) return cfg_at(b->cfg, b->cfg->e[i].line);
+            hit++;
+        }
+    }
+    return cfg_at(b->cfg, 0);
+}
+
 int pb_split(struct builder *b, const char *s, char sep, char ***out)
 {
     int n = cfg_split(s, sep, out);
@@ -81,6 +98,12 @@ static int pb_blame_line(const struct tipc_config *cfg, char c, int primary)
 enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,
                                   const char *log, bool cat)
 {
+    return pb_add_stage_exec(b, kind, cmd, cmd, line, log, cat);
+}
+
+enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, const char *cmd, const char *exec,
+                                   int line, const char *log, bool cat)
+{
     struct plan *p = b->p;
     b->bytes += strlen(cmd);
     if (p->n >= PLAN_MAX_STAGES || b->bytes > PLAN_MAX_BYTES) /* refuse before the expansion runs away */
@@ -91,12 +114,13 @@ enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const cha
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->line = line;
-    if (kind != STAGE_NOTE) {
+    if (kind <= STAGE_INFER) {
         char err[256], bad = 0;
-        if (cmdline_parse(cmd, &s->cl, err, sizeof err, &bad) != TIPC_OK)
-            return error_at(TIPC_EUSAGE, b->cfg->path, pb_blame_line(b->cfg, bad, line), "%s: %s", err, cmd);
+        if (cmdline_parse(exec, &s->cl, err, sizeof err, &bad) != TIPC_OK)
+            return error_at(TIPC_EUSAGE, b->cfg->path, pb_blame_line(b->cfg, bad, line), "%s: %s", err, exec);
     }
     s->cmd = xstrdup(cmd);
+    s->exec = strcmp(exec, cmd) != 0 ? xstrdup(exec) : NULL;
     s->log_path = log ? xstrdup(log) : NULL;
     s->cat_log = cat;
     s->cvd = b->cvd;
@@ -274,6 +298,8 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
     enum tipc_status st;
     if (cfg->family == CFG_STEP6) st = build_step6(b, gpuid); /* Step6 stays Step6 in every dialect */
     else if (p->dialect->id == DIALECT_CLAS) st = build_clas(b);
+    else if (p->dialect->id == DIALECT_DET) st = build_det(b, gpuid);
+    else if (p->dialect->id == DIALECT_SEG) st = build_seg(b, gpuid);
     else st = build_full(b, gpuid);
     for (size_t i = 0; i < b->ntmp; i++) free(b->tmp[i]);
     free(b->tmp);
@@ -295,7 +321,12 @@ void plan_free(struct plan *p)
         free(s->cwd[1]);
         free(s->status_file);
         free(s->append_to);
+        free(s->model_probe);
+        free(s->exec);
+        free(s->model_fallback);
     }
+    free(p->results_header);
+    free(p->seg_model);
     free(p->st);
     free(p->model);
     free(p->mode);
@@ -307,7 +338,7 @@ void plan_free(struct plan *p)
 int plan_count_runs(const struct plan *p)
 {
     int n = 0;
-    for (int i = 0; i < p->n; i++) n += p->st[i].kind != STAGE_NOTE && p->st[i].kind != STAGE_LINKS;
+    for (int i = 0; i < p->n; i++) n += p->st[i].kind <= STAGE_INFER;
     return n;
 }
 
@@ -320,6 +351,8 @@ const char *stage_kind_name(enum stage_kind k)
     case STAGE_INFER: return "infer";
     case STAGE_NOTE: return "note";
     case STAGE_LINKS: return "links";
+    case STAGE_COPY: return "copy";
+    case STAGE_APPEND: return "append";
     }
     return "?";
 }

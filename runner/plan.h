@@ -14,8 +14,15 @@
 #include "dialect.h"
 
 /* STAGE_NOTE: a line the original echoes; STAGE_LINKS: PaddleClas's `ln -s model.* inference.*` in the
- * folder `cmd` (made only when that folder exists). Neither runs a command nor gets a status line. */
-enum stage_kind { STAGE_TRAIN, STAGE_EVAL, STAGE_EXPORT, STAGE_INFER, STAGE_NOTE, STAGE_LINKS };
+ * folder `cmd` (made only when that folder exists); STAGE_COPY: PaddleDetection's `cp CMD/(all) APPEND_TO/`
+ * (the files of folder `cmd` into folder `append_to`). None runs a command or gets a status line. */
+enum stage_kind { STAGE_TRAIN, STAGE_EVAL, STAGE_EXPORT, STAGE_INFER, STAGE_NOTE, STAGE_LINKS, STAGE_COPY, STAGE_APPEND };
+/* STAGE_APPEND: PaddleSeg's `cat CMD >> APPEND_TO` after a launched train (no status line). */
+
+/* PaddleSeg decides the weights' name only after a train has run: commands carry this token, which
+ * `tipc run` replaces with plan.seg_model, or the train stage's model_fallback once SAVE/NAME is
+ * found missing (the original's `[ ! -f SAVE/NAME ] && NAME=iter_N/model.pdparams`). */
+#define PB_MODEL_TOKEN "\001MODEL\001"
 enum cvd_action { CVD_INHERIT, CVD_SET, CVD_UNSET }; /* CUDA_VISIBLE_DEVICES for a stage */
 
 struct stage {
@@ -33,6 +40,9 @@ struct stage {
     char *status_file;     /* the status is whether this file can be read, as the original's
                               `cat FILE >> append_to` decides it (PaddleClas, PaddleOCR f773 train) */
     char *append_to;       /* ... and the file's text is appended there (created even when missing) */
+    char *exec;            /* the string `cl` was parsed from, when it is not `cmd` (NULL: cmd) */
+    char *model_probe;     /* after this train: if MODEL_PROBE/<weights name> is no file ... */
+    char *model_fallback;  /* ... the weights name becomes this (PaddleSeg) */
 };
 
 struct plan {
@@ -44,6 +54,8 @@ struct plan {
     enum cfg_family family;
     const struct dialect *dialect;
     const char *dialect_why; /* what chose the dialect (not owned) */
+    char *results_header;  /* a line the harness appends to results_python.log first, or NULL */
+    char *seg_model;       /* PB_MODEL_TOKEN's first value, or NULL */
     struct stage *st;
     int n;
 };

@@ -1,5 +1,6 @@
 /* plan_full.c: the 51-line harness (PaddleOCR test_tipc/test_train_inference_python.sh, the
  * template PaddleClas/Detection/Seg copied; tipc-spec.md 2.6 and 3.7). lines[i] is cfg entry i. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,14 +20,33 @@ struct full_style {
     bool quant_skip_or;      /* GPU: skip `(trt False || int8) && quant` (tmpl) / `trt False && int8 && quant` */
     bool export_to_dirname;  /* whole_infer exports into $(dirname MODEL), unredirected (tmpl) */
     bool klquant_relayout;   /* klquant_whole_infer: re-read lines 1-17 as an inference-only layout (tmpl) */
+    bool train_log_status;   /* a train's status is `cat SAVE/train.log >> SAVE.log` (ocr) */
+    bool to_static_branch;   /* trainer = the key under to_static_train_benchmark_params runs norm + it,
+                                and line 20's key1 has no branch (ocr) */
+    bool ocr_train_order;    /* train flags `use_gpu save epoch pretrain  batch amp params1`, no autocast (ocr) */
+    bool gpus_in_infer_logs; /* inference logs python_infer_{cpu,gpu}_gpus_G_... (ocr) */
+    bool export_log_noslash; /* whole_infer export log LOG_PATH_export_N.log (ocr: no '/') */
 };
 
-static const struct full_style style_ref = {15, true, true, false, false, false, false, false, false, false};
-static const struct full_style style_tmpl = {26, false, false, true, true, true, true, true, true, true};
+static const struct full_style style_ref = {15, true, true, false, false, false, false, false, false, false,
+                                            false, false, false, false, false};
+static const struct full_style style_tmpl = {26, false, false, true, true, true, true, true, true, true,
+                                             false, false, false, false, false};
+static const struct full_style style_ocr = {15, true, true, false, false, false, false, false, false, false,
+                                            true, true, true, true, true};
 
 static const struct full_style *style(const struct builder *b)
 {
-    return b->p->dialect && b->p->dialect->id == DIALECT_TMPL ? &style_tmpl : &style_ref;
+    if (!b->p->dialect) return &style_ref;
+    if (b->p->dialect->id == DIALECT_TMPL) return &style_tmpl;
+    if (b->p->dialect->id == DIALECT_OCR) return &style_ocr;
+    return &style_ref;
+}
+
+/* "cpu" -> "cpu" or "cpu_gpus_G" where the harness names the training's devices in its logs. */
+static const char *dev_tag(struct builder *b, const char *dev)
+{
+    return b->infer_gpu ? FMT("%s_gpus_%s", dev, b->infer_gpu) : dev;
 }
 
 static const char amp_config[] = "Global.use_amp=True Global.scale_loss=1024.0 Global.use_dynamic_loss_scaling=True";
@@ -49,8 +69,8 @@ static enum tipc_status full_infer_cpu(struct builder *b, const char *use_gpu, c
                     const char *use_mkldnn = mkldnn[m], *precision = precisions[q];
                     if (pb_sh_eq(use_mkldnn, "False") && pb_sh_eq(precision, "fp16")) continue;
                     if (pb_sh_eq(flag_quant, "True") && pb_sh_ne(precision, "int8")) continue;
-                    const char *log = FMT("%s/python_infer_cpu_usemkldnn_%s_threads_%s_precision_%s_batchsize_%s.log",
-                                          b->p->log_dir, use_mkldnn, threads[t], precision, batches[bs]);
+                    const char *log = FMT("%s/python_infer_%s_usemkldnn_%s_threads_%s_precision_%s_batchsize_%s.log",
+                                          b->p->log_dir, dev_tag(b, "cpu"), use_mkldnn, threads[t], precision, batches[bs]);
                     const char *command = FMT("%s %s %s=%s %s %s %s %s %s %s %s %s %s > %s 2>&1 ", b->python, V(39),
                         K(40), use_gpu, fs->mkldnn_direct ? FMT("%s=%s", K(41), use_mkldnn) : SETP(K(41), use_mkldnn),
                         SETP(K(42), threads[t]), SETP(K(46), model_dir), SETP(K(43), batches[bs]),
@@ -78,8 +98,8 @@ static enum tipc_status full_infer_gpu(struct builder *b, const char *use_gpu, c
                     : (!strcmp(use_trt, "False") && has(precision, "int8") && pb_sh_eq(flag_quant, "True")))
                 continue;
             for (int bs = 0; bs < nb; bs++) {
-                const char *log = FMT("%s/python_infer_gpu_usetrt_%s_precision_%s_batchsize_%s.log",
-                                      b->p->log_dir, use_trt, precision, batches[bs]);
+                const char *log = FMT("%s/python_infer_%s_usetrt_%s_precision_%s_batchsize_%s.log",
+                                      b->p->log_dir, dev_tag(b, "gpu"), use_trt, precision, batches[bs]);
                 const char *command = FMT("%s %s %s=%s %s %s %s %s %s %s %s %s > %s 2>&1 ", b->python, V(39),
                     K(40), use_gpu, SETP(K(44), use_trt), SETP(K(45), precision), SETP(K(46), model_dir),
                     SETP(K(43), batches[bs]), SETP(K(47), img_dir), SETP(K(49), V(49)), SETP(K(50), V(50)),
@@ -111,6 +131,7 @@ static enum tipc_status full_inference(struct builder *b, const char *model_dir,
 static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
 {
     pb_apply_env(b, gpuid);
+    b->infer_gpu = style(b)->gpus_in_infer_logs ? "0" : NULL;
     char **models, **exports, **quants;
     int nm = pb_split(b, V(36), '|', &models);
     int ne = pb_split(b, V(37), '|', &exports);
@@ -130,7 +151,8 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
             continue;
         }
         if (pb_sh_ne(run_export, "null")) {
-            const char *export_log_path = FMT("%s/_export_%d.log", b->p->log_dir, count);
+            const char *export_log_path = FMT(style(b)->export_log_noslash ? "%s_export_%d.log" : "%s/_export_%d.log",
+                                              b->p->log_dir, count);
             const char *export_cmd = FMT("%s %s %s %s > %s 2>&1 ", b->python, run_export, SETP(K(28), infer_model),
                                          SETP(K(27), infer_model), export_log_path);
             TRY(pb_note(b, pb_sh_echo(b, run_export), LN(37)));
@@ -156,6 +178,12 @@ static void full_dispatch(struct builder *b, const char *trainer, const char **r
     if (pb_sh_eq(K(16), trainer)) { *run_train = V(16); *run_export = V(30); *flag_quant = "True"; }
     else if (!strcmp(trainer, K(17))) { *run_train = V(17); *run_export = V(31); }
     else if (!strcmp(trainer, K(18))) { *run_train = V(18); *run_export = V(32); }
+    else if (style(b)->to_static_branch) {
+        const struct cfg_entry *ts = pb_to_static_entry(b);
+        if (!strcmp(trainer, ts->key)) { *run_train = FMT("%s  %s", V(15), ts->value); *run_export = V(29); }
+        else if (!strcmp(trainer, K(20))) { *run_train = V(20); *run_export = V(34); }
+        else { *run_train = V(15); *run_export = V(29); }
+    }
     else if (pb_sh_eq(K(19), trainer)) { *run_train = V(19); *run_export = V(33); }
     else if (!strcmp(trainer, K(20))) { *run_train = V(20); *run_export = V(34); }
     else { *run_train = V(15); *run_export = V(29); }
@@ -185,7 +213,13 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
     if (fs->load_norm_pretrain && (pb_sh_eq(r->trainer, K(16)) || pb_sh_eq(r->trainer, K(17))) && !multi_node)
         set_pretrain = *r->load_norm;
     const char *cmd;
-    if (single)
+    if (fs->ocr_train_order) {
+        const char *tail = FMT("%s  %s %s %s", multi_node ? set_epoch : set_pretrain, set_batchsize, set_amp_config,
+                               set_train_params1);
+        const char *head = multi_node ? set_pretrain : set_epoch;
+        if (single) cmd = FMT("%s %s %s  %s %s %s", b->python, run_train, set_use_gpu, set_save_model, head, tail);
+        else cmd = FMT("%s %s %s %s %s %s", launch, run_train, set_use_gpu, set_save_model, head, tail);
+    } else if (single)
         cmd = FMT("%s %s %s  %s %s %s %s %s %s %s ", b->python, run_train, set_use_gpu, set_save_model, set_epoch,
                   set_pretrain, set_autocast, set_batchsize, set_train_params1, set_amp_config);
     else if (!multi_node)
@@ -197,6 +231,11 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
     if (fs->unset_before_train) pb_unset_env(b);
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(15), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
+    if (fs->train_log_status) {
+        b->p->st[b->p->n - 1].status_file = xasprintf("%s/train.log", save_log);
+        b->p->st[b->p->n - 1].append_to = xasprintf("%s.log", save_log);
+    }
+    b->infer_gpu = fs->gpus_in_infer_logs ? g->gpu : NULL;
 
     const char *nodes_tag = FMT("%s_nodes_%d", tag, multi_node ? g->nodes : 1);
     const char *weights = FMT("%s/%s", save_log, V(10));

@@ -18,6 +18,7 @@ struct builder {
     const char *python;         /* ${python} */
     const char *launch;         /* "-m paddle.distributed.launch", or "launch" for our configs */
     bool relayout;              /* the template's klquant_whole_infer view of the config is in use */
+    const char *infer_gpu;      /* devices named in inference log names (PaddleOCR f773), NULL: none */
 };
 
 #define K(i) (cfg_at(b->cfg, (i))->key)
@@ -49,6 +50,11 @@ const char *pb_dirname(struct builder *b, const char *x);
 int pb_split(struct builder *b, const char *s, char sep, char ***out);
 enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,
                               const char *log, bool cat);
+/* A stage whose status line shows `cmd` but which runs `exec` (PaddleDetection's `timeout 5m CMD > LOG`). */
+enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, const char *cmd, const char *exec,
+                                   int line, const char *log, bool cat);
+/* The config entry at the index of the physical line naming to_static_train_benchmark_params. */
+const struct cfg_entry *pb_to_static_entry(struct builder *b);
 enum tipc_status pb_note(struct builder *b, const char *text, int line);
 void pb_apply_env(struct builder *b, const char *env);
 void pb_unset_env(struct builder *b);
@@ -60,5 +66,7 @@ const char *pb_launch_prefix(struct builder *b, const struct gpu_item *g, bool *
 enum tipc_status build_step6(struct builder *b, const char *gpuid);
 enum tipc_status build_full(struct builder *b, const char *gpuid);
 enum tipc_status build_clas(struct builder *b);
+enum tipc_status build_det(struct builder *b, const char *gpuid);
+enum tipc_status build_seg(struct builder *b, const char *gpuid);
 
 #endif

@@ -95,13 +95,48 @@ static void test_override_wins_and_unknown_names_are_refused(void **state)
     free(err);
 }
 
-static struct plan clas_plan(const char *file, const char *mode, struct tipc_config *cfg)
+static struct plan dialect_plan(enum dialect_id id, const char *file, const char *mode, struct tipc_config *cfg)
 {
     assert_int_equal(cfg_load_opts(cfg, file, CFG_ALLOW_SHORT | CFG_ALL_LINES), TIPC_OK);
     struct plan p;
-    struct plan_opts o = {NULL, NULL, dialect_get(DIALECT_CLAS), "test"};
+    struct plan_opts o = {NULL, NULL, dialect_get(id), "test"};
     assert_int_equal(plan_build(&p, cfg, mode, &o), TIPC_OK);
     return p;
+}
+
+static struct plan clas_plan(const char *file, const char *mode, struct tipc_config *cfg)
+{
+    return dialect_plan(DIALECT_CLAS, file, mode, cfg);
+}
+
+/* PaddleDetection runs `timeout 5m CMD > LOG` but reports CMD; PaddleSeg names the weights only
+ * after the train has run (the token), and falls back to iter_EPOCHS/model.pdparams. */
+static void test_det_and_seg_runtime_decisions(void **state)
+{
+    (void)state;
+    struct tipc_config cfg;
+    struct plan p = dialect_plan(DIALECT_DET, "tests/fixtures/golden/dialects/det/ppyolo__ppyolo_mbv3_large_coco_train_infer_python.txt",
+                                 "lite_train_lite_infer", &cfg);
+    int k = 0;
+    while (p.st[k].kind != STAGE_TRAIN) k++;
+    assert_non_null(strstr(p.st[k].cmd, "LearningRate.base_lr=0.0001 log_iter=1"));
+    assert_null(strstr(p.st[k].cmd, "timeout"));
+    assert_string_equal(p.st[k].cl.argv[0], "timeout");
+    assert_string_equal(p.st[k].cl.argv[1], "5m");
+    assert_true(p.st[k].cat_log);
+    plan_free(&p);
+    cfg_free(&cfg);
+    p = dialect_plan(DIALECT_SEG, "tests/fixtures/golden/dialects/seg/mobileseg_mv3__train_infer_python.txt",
+                     "lite_train_lite_infer", &cfg);
+    k = 0;
+    while (p.st[k].kind != STAGE_TRAIN) k++;
+    assert_non_null(p.st[k].model_probe);
+    assert_non_null(strstr(p.st[k].model_fallback, "iter_"));
+    assert_non_null(strstr(p.st[k + 1].cmd, PB_MODEL_TOKEN)); /* eval's weights */
+    assert_non_null(p.seg_model);
+    assert_non_null(strstr(p.results_header, "lite_train_lite_infer"));
+    plan_free(&p);
+    cfg_free(&cfg);
 }
 
 static void test_clas_short_config_trains_and_reports_the_rest(void **state)
@@ -161,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_override_wins_and_unknown_names_are_refused),
         cmocka_unit_test(test_clas_short_config_trains_and_reports_the_rest),
         cmocka_unit_test(test_clas_inference_runs_in_deploy),
+        cmocka_unit_test(test_det_and_seg_runtime_decisions),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
