@@ -27,13 +27,20 @@ for repo in $REPOS; do
         model=$(awk 'length($0) > 0' "$cfg" | sed -n 2p | cut -d: -f2-)
         py=$(awk 'length($0) > 0' "$cfg" | sed -n 3p | cut -d: -f2-)
         nsec=$(grep -c '^### run ' "$g")
-        # The few configs with hundreds of commands run the release build unless DIALECT_FULL=1,
-        # to keep the suite short on a shared machine; every other run uses the sanitizer build.
-        bin=$TIPC
-        [ "$(grep -c '^cmd' "$g")" -gt 200 ] && [ "${DIALECT_FULL:-0}" != 1 ] && [ -x "${TIPC_REL:-}" ] && bin=$TIPC_REL
+        # To keep the suite short on 2 cores, the sanitizer build runs each config's plain
+        # lite_train_lite_infer and whole_infer (every code path: train, eval, export, inference,
+        # whole_infer), the release build the other runs and the configs with hundreds of commands.
+        # DIALECT_FULL=1 runs everything under the sanitizers.
+        heavy=0
+        [ "$(grep -c '^cmd' "$g")" -gt 200 ] && heavy=1
         for k in $(seq 1 "$nsec"); do
             header=$(awk -v k="$k" '/^### run /{n++; if (n==k) print}' "$g")
             mode=$(echo "$header" | cut -d' ' -f3)
+            bin=$TIPC
+            if [ "${DIALECT_FULL:-0}" != 1 ] && [ -x "${TIPC_REL:-}" ]; then
+                case "$header" in "### run lite_train_lite_infer -"|"### run whole_infer -") [ $heavy = 1 ] && bin=$TIPC_REL ;;
+                                  *) bin=$TIPC_REL ;; esac
+            fi
             make_root
             mkdir -p bin deploy test_tipc/configs/golden
             for p in python python3 python3.7 python3.10 $py; do cp "$STUB" "bin/$p"; done
