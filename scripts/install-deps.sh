@@ -15,6 +15,7 @@ PKGS=(
   libopenblas-dev                           # CPU GEMM
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev   # ONNX export (onnx.proto compiled at build time)
   libmicrohttpd-dev                         # rendezvous KV server
+  libssl-dev                                # libcrypto: job secrets (RAND_bytes, HMAC, CRYPTO_memcmp)
   libgloo-dev                               # CPU collectives
   python3                                   # tests: local http.server
   iproute2 procps                           # tests: network namespaces, process checks
