@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 struct kv_entry { char *key; char *val; size_t n; double t; };
 

@@ -12,7 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define RDZV_MAX_VALUE (1u << 20)          /* bytes of one value */
+#include "../core/kv.h"                   /* RDZV_MAX_VALUE: bytes of one value */
+
 #define RDZV_MAX_KEY 256u                  /* bytes of one key */
 #define RDZV_MAX_KEYS 16384u               /* keys in the store */
 #define RDZV_MAX_BYTES (64u << 20)         /* keys + values in the store */
