@@ -8,8 +8,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 #define GREEN "\033[32m"
 #define RED "\033[31m"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 enum case_outcome { CASE_PASSED, CASE_FAILED, CASE_SKIPPED };
 
