@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "xml_text.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 #define LOG_TAIL_BYTES 8192 /* of a failing stage's log, in its <failure> body */
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 #define TEE_LINE_MAX (64 << 10) /* a longer "line" is written out in pieces */
 #define TEE_QUIET_MS 1000       /* after the child exited, stop after this long without output */

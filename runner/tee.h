@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 struct tee {
     int child_out, child_err;   /* write ends for the child's fd 1 and 2 (-1 after tee_started) */
