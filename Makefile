@@ -58,7 +58,7 @@ HAVE_CUDA := $(USE_CUDA)
 endif
 
 # ---- sources ------------------------------------------------------------------------------------
-SRC_DIRS := runner prepare engine
+SRC_DIRS := runner prepare engine core
 MAIN_SRC := runner/main.c
 C_SRCS   := $(filter-out $(MAIN_SRC),$(sort $(shell find $(SRC_DIRS) -name '*.c')))
 CC_SRCS  := $(sort $(shell find $(SRC_DIRS) -name '*.cc'))

@@ -14,6 +14,7 @@
 #include "../engine/core/check.h"
 #include "../engine/core/timer.h"   /* defines: now_seconds */
 #include "../engine/core/osutil.h"  /* defines: self_exe_path, copy_file_to */
+#include "../core/staged.h"
 #include "../prepare/fsutil.h"      /* defines: mkdir_p */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
 #include "../engine/core/banned.h"
@@ -116,6 +117,7 @@ static int run_stage(const struct stage *s, const char *self, const char *pod_ip
 static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 {
     TRY(mkdir_p(p->log_dir));
+    TRY(dir_check_writable(p->log_dir, "output folder"));   /* before any stage runs */
     /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
     if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode));
     char *self = self_exe_path();
