@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "check.h"
+#include "banned.h"
 
 static const char *kind_of(mode_t m)
 {

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "check.h"
+#include "banned.h"
 
 int write_all(int fd, const void *p, size_t n)
 {

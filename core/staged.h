@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../engine/core/status.h"
+#include "status.h"
 
 /* write(2) until all n bytes are written (EINTR retried); 0, or the errno of the failure
  * (a write returning 0 counts as ENOSPC). */

@@ -6,10 +6,10 @@
  * entry was written and the file system flushed without error: a failed write of any kind (ENOSPC,
  * EIO, a libarchive warning, an error at writeback) fails the extraction, the temp dir is removed
  * and the previous target, if any, is left as it was. An existing target is replaced only when
- * prepare made it (fsutil.h, check_replaceable). */
+ * prepare made it (core/fs.h, check_replaceable). */
 #ifndef TIPC_EXTRACT_H
 #define TIPC_EXTRACT_H
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 /* Extract `archive` and publish it as directory `target` (replacing one prepare made before).
  * source: the text of its PREPARED_MARKER (the URL; NULL: the archive path).

@@ -13,7 +13,7 @@
 #define TIPC_SYNTH_H
 #include <stddef.h>
 #include <stdint.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 struct synth_config {
     int classes;            /* default 10 */

@@ -17,13 +17,13 @@
 #include "cmds.h"
 #include "engine_flags.h"
 #include "version.h"
-#include "../engine/core/check.h"
+#include "../core/check.h"
 #include "../core/regfile.h"
 #include "../core/staged.h"
-#include "../engine/core/timer.h"
+#include "../core/time.h"
 #include "../engine/data/jpeg.h"
 #include "../engine/infer/infer.h"
-#include "../engine/core/banned.h"
+#include "../core/banned.h"
 
 const char usage_infer[] =
     "usage: tipc infer --model-dir DIR [--img-path PATH] [--batch-size N] [--use-gpu BOOL]\n"

@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/check.h"
+#include "../../core/check.h"
 #include "../../core/regfile.h"
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 static void jdec_free(void *jd);
 

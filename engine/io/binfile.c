@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "binfile.h"
-#include "../core/check.h"
+#include "../../core/check.h"
 #include "../../core/regfile.h"
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 uint64_t fnv1a64(uint64_t h, const void *p, size_t n)
 {

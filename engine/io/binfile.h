@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/status.h"
+#include "../../core/status.h"
 #include "../../core/staged.h"
 
 struct bin_writer { struct staged_file sf; uint64_t hash; };

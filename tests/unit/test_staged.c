@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include "../../core/staged.h"
 #include "../../core/regfile.h"
-#include "../../prepare/fsutil.h"
+#include "../../core/fs.h"
 
 static char dir[256];
 
