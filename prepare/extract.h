@@ -2,7 +2,7 @@
  *
  * Refused, with the entry named, and nothing published: absolute paths, `..` components,
  * symlinks or hardlinks whose target leaves the tree, and device/fifo entries. The archive is
- * unpacked into "<target>.tmp-XXXXXX" beside the target and renamed into place only when every
+ * unpacked into a temp dir of ours (core/staged.h temp_name) beside the target and renamed into place only when every
  * entry was written and the file system flushed without error: a failed write of any kind (ENOSPC,
  * EIO, a libarchive warning, an error at writeback) fails the extraction, the temp dir is removed
  * and the previous target, if any, is left as it was. An existing target is replaced only when

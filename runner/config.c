@@ -120,7 +120,7 @@ enum tipc_status cfg_load(struct tipc_config *cfg, const char *path)
     memset(cfg, 0, sizeof *cfg);
     char why[160];
     FILE *f = fopen_regular(path, 0, why, sizeof why);   /* size: bounded below, CFG_MAX_BYTES */
-    if (!f) return error_at(TIPC_EUSAGE, path, 0, "cannot read config: %s", why);
+    if (!f) return error_at(TIPC_EUSAGE, path, 0, "cannot open config: %s", why);
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
