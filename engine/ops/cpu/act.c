@@ -36,8 +36,9 @@ void act_forward_part_cpu(float *out, const float *in, size_t n, enum act_kind k
     }
 }
 
-void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
+void act_forward_cpu(struct backend_ctx *cx, float *out, const float *in, size_t n, enum act_kind k)
 {
+    (void)cx;
     int np = omp_parts(n);
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
     for (int p = 0; p < np; p++) act_forward_part_cpu(out, in, n, k, p, np);
@@ -56,8 +57,10 @@ void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k)
         }                                                                                    \
     } while (0)
 
-void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k, int acc)
+void act_backward_cpu(struct backend_ctx *cx, float *din, const float *dout, const float *in, size_t n,
+                      enum act_kind k, int acc)
 {
+    (void)cx;
     switch (k) {
     case ACT_NONE: ACT_BWD_LOOP(act_grad_scalar(x, g, ACT_NONE)); break;
     case ACT_RELU: ACT_BWD_LOOP(act_grad_scalar(x, g, ACT_RELU)); break;
@@ -74,15 +77,18 @@ void add_forward_part_cpu(float *out, const float *a, const float *b, size_t n, 
     for (size_t i = lo; i < hi; i++) out[i] = a[i] + b[i];
 }
 
-void add_forward_cpu(float *out, const float *a, const float *b, size_t n)
+void add_forward_cpu(struct backend_ctx *cx, float *out, const float *a, const float *b, size_t n)
 {
+    (void)cx;
     int np = omp_parts(n);
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
     for (int p = 0; p < np; p++) add_forward_part_cpu(out, a, b, n, p, np);
 }
 
-void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b)
+void add_backward_cpu(struct backend_ctx *cx, float *da, float *db, const float *dout, size_t n, int acc_a,
+                      int acc_b)
 {
+    (void)cx;
 #pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) {
         if (acc_a) da[i] += dout[i]; else da[i] = dout[i];
@@ -101,8 +107,9 @@ void scale_forward_part_cpu(float *out, const float *x, const float *g, int N, i
     }
 }
 
-void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P, int C)
+void scale_forward_cpu(struct backend_ctx *cx, float *out, const float *x, const float *g, int N, int P, int C)
 {
+    (void)cx;
     int np = omp_parts((size_t)N * P * C);
     if (np > N * P) np = N * P;
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
@@ -110,9 +117,11 @@ void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P,
 }
 
 /* dg (N, C) is a reduction over P: threads split the images. */
-void scale_backward_cpu(float *dx, float *dg, const float *dout, const float *x, const float *g, int N,
+void scale_backward_cpu(struct backend_ctx *cx, float *dx, float *dg, const float *dout, const float *x,
+                        const float *g, int N,
                         int P, int C, int acc_x, int acc_g)
 {
+    (void)cx;
     if (!acc_g) memset(dg, 0, sizeof(float) * (size_t)N * C); /* (N, C): small */
 #pragma omp parallel for schedule(dynamic, 8) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++) {
@@ -136,8 +145,10 @@ static inline uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, float p, uint64_t seed)
+void dropout_forward_cpu(struct backend_ctx *cx, float *out, float *mask, const float *in, size_t n, float p,
+                         uint64_t seed)
 {
+    (void)cx;
     CHECK(p >= 0.0f && p < 1.0f, "dropout p %g", (double)p);
     float keep = 1.0f / (1.0f - p);
     uint64_t base = mix64(seed);
@@ -149,8 +160,10 @@ void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, flo
     }
 }
 
-void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n, int acc)
+void dropout_backward_cpu(struct backend_ctx *cx, float *din, const float *dout, const float *mask, size_t n,
+                          int acc)
 {
+    (void)cx;
     if (acc) {
 #pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
         for (size_t i = 0; i < n; i++) din[i] += dout[i] * mask[i];
@@ -175,8 +188,9 @@ void bias_act_block_cpu(float *y, size_t ldy, const float *b, int rows, int cols
 #undef BIAS_ACT_LOOP
 }
 
-void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k)
+void bias_act_forward_cpu(struct backend_ctx *cx, float *y, const float *b, size_t M, int C, enum act_kind k)
 {
+    (void)cx;
 #pragma omp parallel for schedule(dynamic, 8) if (M * (size_t)C >= OMP_MIN_WORK)
     for (size_t m = 0; m < M; m++) bias_act_block_cpu(y + m * (size_t)C, (size_t)C, b, 1, C, k);
 }
@@ -191,8 +205,9 @@ void normalize_u8_part_cpu(float *out, const uint8_t *in, size_t npix, int part,
         for (int c = 0; c < 3; c++) out[i * 3 + c] = (in[i * 3 + c] * (1.0f / 255.0f) - img_mean[c]) / img_std[c];
 }
 
-void normalize_u8_cpu(float *out, const uint8_t *in, size_t npix)
+void normalize_u8_cpu(struct backend_ctx *cx, float *out, const uint8_t *in, size_t npix)
 {
+    (void)cx;
     int np = omp_parts(npix * 3);
 #pragma omp parallel for schedule(dynamic, 1) if (np > 1)
     for (int p = 0; p < np; p++) normalize_u8_part_cpu(out, in, npix, p, np);

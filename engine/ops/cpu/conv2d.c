@@ -428,9 +428,11 @@ static void depthwise_backward(float *din, float *dw, const float *dout, const f
             for (int k = 0; k < KK; k++) dw[(size_t)c * KK + k] += part[((size_t)t * KK + k) * C + c];
 }
 
-void conv2d_forward_cpu(float *out, const float *in, const float *w, const struct conv2d_desc *d,
+void conv2d_forward_cpu(struct backend_ctx *cx, float *out, const float *in, const float *w,
+                        const struct conv2d_desc *d,
                         float *scratch)
 {
+    (void)cx;
     int M = d->N * d->Ho * d->Wo;
     if (is_pointwise(d)) {
         /* out (M, Cout) = in (M, Cin) . w^T */
@@ -452,9 +454,11 @@ void conv2d_forward_cpu(float *out, const float *in, const float *w, const struc
     }
 }
 
-void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *in, const float *w,
+void conv2d_backward_cpu(struct backend_ctx *cx, float *din, float *dw, const float *dout, const float *in,
+                         const float *w,
                          const struct conv2d_desc *d, float *scratch, int acc)
 {
+    (void)cx;
     int M = d->N * d->Ho * d->Wo;
     /* col2im scatters (adds) into din: clear it first when overwriting */
     if (din && !acc && !is_pointwise(d) && !is_depthwise(d))

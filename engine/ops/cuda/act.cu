@@ -49,7 +49,7 @@ template <int KIND> __global__ void bias_act_kernel(float *y, const float *b, si
         LAUNCH_CHECK();                                                                     \
     } while (0)
 
-extern "C" void act_forward_cuda(struct cuda_ctx *cx, float *out, const float *in, size_t n, enum act_kind k)
+extern "C" void act_forward_cuda(struct backend_ctx *cx, float *out, const float *in, size_t n, enum act_kind k)
 {
     if (!n) return;
     switch (k) {
@@ -62,7 +62,7 @@ extern "C" void act_forward_cuda(struct cuda_ctx *cx, float *out, const float *i
     }
 }
 
-extern "C" void act_backward_cuda(struct cuda_ctx *cx, float *din, const float *dout, const float *in, size_t n,
+extern "C" void act_backward_cuda(struct backend_ctx *cx, float *din, const float *dout, const float *in, size_t n,
                                   enum act_kind k, int acc)
 {
     if (!n || !din) return;
@@ -74,7 +74,7 @@ extern "C" void act_backward_cuda(struct cuda_ctx *cx, float *din, const float *
     }
 }
 
-extern "C" void bias_act_forward_cuda(struct cuda_ctx *cx, float *y, const float *b, size_t M, int C, enum act_kind k)
+extern "C" void bias_act_forward_cuda(struct backend_ctx *cx, float *y, const float *b, size_t M, int C, enum act_kind k)
 {
     size_t n = M * (size_t)C;
     if (!n) return;
@@ -98,11 +98,11 @@ __global__ void add_backward_kernel(float *da, float *db, const float *dout, siz
         db[i] = acc_b ? db[i] + g : g;
     }
 }
-extern "C" void add_forward_cuda(struct cuda_ctx *cx, float *out, const float *a, const float *b, size_t n)
+extern "C" void add_forward_cuda(struct backend_ctx *cx, float *out, const float *a, const float *b, size_t n)
 {
     if (n) LAUNCH1(add_forward_kernel, n, out, a, b, n);
 }
-extern "C" void add_backward_cuda(struct cuda_ctx *cx, float *da, float *db, const float *dout, size_t n, int acc_a,
+extern "C" void add_backward_cuda(struct backend_ctx *cx, float *da, float *db, const float *dout, size_t n, int acc_a,
                                   int acc_b)
 {
     if (n) LAUNCH1(add_backward_kernel, n, da, db, dout, n, acc_a, acc_b);
@@ -133,13 +133,13 @@ __global__ void dropout_backward_kernel(float *din, const float *dout, const flo
         din[i] = acc ? din[i] + v : v;
     }
 }
-extern "C" void dropout_forward_cuda(struct cuda_ctx *cx, float *out, float *mask, const float *in, size_t n, float p,
+extern "C" void dropout_forward_cuda(struct backend_ctx *cx, float *out, float *mask, const float *in, size_t n, float p,
                                      uint64_t seed)
 {
     CUDA_REQUIRE(p >= 0.0f && p < 1.0f, "dropout probability outside [0, 1)");
     if (n) LAUNCH1(dropout_forward_kernel, n, out, mask, in, n, p, 1.0f / (1.0f - p), mix64(seed));
 }
-extern "C" void dropout_backward_cuda(struct cuda_ctx *cx, float *din, const float *dout, const float *mask, size_t n,
+extern "C" void dropout_backward_cuda(struct backend_ctx *cx, float *din, const float *dout, const float *mask, size_t n,
                                       int acc)
 {
     if (n && din) LAUNCH1(dropout_backward_kernel, n, din, dout, mask, n, acc);
@@ -159,7 +159,7 @@ __global__ void normalize_u8_kernel(float *out, const uint8_t *in, size_t n)
 /* The batch goes through a pinned buffer: a copy from pageable memory would first wait for all the
  * queued work of the stream; this waits only until the previous batch's upload has read the
  * buffer (the event), so the host can stage the next batch while the GPU computes. */
-extern "C" void normalize_u8_cuda(struct cuda_ctx *cx, float *out, const uint8_t *host_images, size_t npix)
+extern "C" void normalize_u8_cuda(struct backend_ctx *cx, float *out, const uint8_t *host_images, size_t npix)
 {
     size_t n = npix * 3;
     if (!n) return;
@@ -189,7 +189,7 @@ __global__ void sgd_kernel(float *p, float *m, const float *g, size_t n, float l
         p[i] -= lr * v;
     }
 }
-extern "C" void sgd_step_cuda(struct cuda_ctx *cx, float *p, float *m, const float *g, size_t n, float lr, float mu,
+extern "C" void sgd_step_cuda(struct backend_ctx *cx, float *p, float *m, const float *g, size_t n, float lr, float mu,
                               float wd)
 {
     if (n) LAUNCH1(sgd_kernel, n, p, m, g, n, lr, mu, wd);

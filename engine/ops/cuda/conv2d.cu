@@ -149,7 +149,7 @@ __global__ void dw_filter_finish_kernel(float *dw, const float *part, int C, int
     }
 }
 
-template <int K> static void dw_launch_forward(struct cuda_ctx *cx, float *out, const float *in, const float *wt,
+template <int K> static void dw_launch_forward(struct backend_ctx *cx, float *out, const float *in, const float *wt,
                                                const struct conv2d_desc *d)
 {
     size_t n = (size_t)d->N * d->Ho * d->Wo * d->Cin;
@@ -157,7 +157,7 @@ template <int K> static void dw_launch_forward(struct cuda_ctx *cx, float *out, 
     LAUNCH_CHECK();
 }
 
-template <int K> static void dw_launch_backward(struct cuda_ctx *cx, float *din, float *dw, const float *dout,
+template <int K> static void dw_launch_backward(struct backend_ctx *cx, float *din, float *dw, const float *dout,
                                                 const float *in, const float *wt, const struct conv2d_desc *d, int acc)
 {
     int C = d->Cin, KK = K * K, M = d->N * d->Ho * d->Wo, ctiles = (C + 31) / 32;
@@ -177,7 +177,7 @@ template <int K> static void dw_launch_backward(struct cuda_ctx *cx, float *din,
     LAUNCH_CHECK();
 }
 
-static float *dw_weights(struct cuda_ctx *cx, const float *w, const struct conv2d_desc *d)
+static float *dw_weights(struct backend_ctx *cx, const float *w, const struct conv2d_desc *d)
 {
     int KK = d->K * d->K;
     float *wt = (float *)cuda_ws(cx, sizeof(float) * (size_t)KK * d->Cin);
@@ -186,9 +186,10 @@ static float *dw_weights(struct cuda_ctx *cx, const float *w, const struct conv2
     return wt;
 }
 
-extern "C" void conv2d_forward_cuda(struct cuda_ctx *cx, float *out, const float *in, const float *w,
-                                    const struct conv2d_desc *d)
+extern "C" void conv2d_forward_cuda(struct backend_ctx *cx, float *out, const float *in, const float *w,
+                                    const struct conv2d_desc *d, float *scratch)
 {
+    (void)scratch; /* the CPU's im2col buffer: the workspaces here are cx's */
     int M = d->N * d->Ho * d->Wo;
     if (is_pointwise(d)) { /* out (M, Cout) = in (M, Cin) . w^T */
         gemm_cuda(cx, 0, 1, M, d->Cout, d->Cin, in, d->Cin, w, d->Cin, 0.0f, out, d->Cout);
@@ -206,9 +207,10 @@ extern "C" void conv2d_forward_cuda(struct cuda_ctx *cx, float *out, const float
     }
 }
 
-extern "C" void conv2d_backward_cuda(struct cuda_ctx *cx, float *din, float *dw, const float *dout, const float *in,
-                                     const float *w, const struct conv2d_desc *d, int acc)
+extern "C" void conv2d_backward_cuda(struct backend_ctx *cx, float *din, float *dw, const float *dout, const float *in,
+                                     const float *w, const struct conv2d_desc *d, float *scratch, int acc)
 {
+    (void)scratch;
     int M = d->N * d->Ho * d->Wo;
     if (is_pointwise(d)) {
         /* dw (Cout, Cin) += dout^T (Cout, M) . in (M, Cin); din (M, Cin) (+)= dout . w */

@@ -5,8 +5,8 @@
 #define TIPC_CONV_CUDA_H
 #include "ops_cuda.h"
 
-void conv2d_forward_cudnn(struct cuda_ctx *cx, float *out, const float *in, const float *w,
+void conv2d_forward_cudnn(struct backend_ctx *cx, float *out, const float *in, const float *w,
                           const struct conv2d_desc *d);
-void conv2d_backward_cudnn(struct cuda_ctx *cx, float *din, float *dw, const float *dout, const float *in,
+void conv2d_backward_cudnn(struct backend_ctx *cx, float *din, float *dw, const float *dout, const float *in,
                            const float *w, const struct conv2d_desc *d, int acc);
 #endif

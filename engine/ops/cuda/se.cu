@@ -65,7 +65,7 @@ __global__ void avgpool_backward_kernel(float *din, const float *dout, size_t n,
     }
 }
 
-extern "C" void scale_forward_cuda(struct cuda_ctx *cx, float *out, const float *x, const float *g, int N, int P, int C)
+extern "C" void scale_forward_cuda(struct backend_ctx *cx, float *out, const float *x, const float *g, int N, int P, int C)
 {
     size_t n = (size_t)N * P * C;
     if (!n) return;
@@ -73,7 +73,7 @@ extern "C" void scale_forward_cuda(struct cuda_ctx *cx, float *out, const float 
     LAUNCH_CHECK();
 }
 
-extern "C" void scale_backward_cuda(struct cuda_ctx *cx, float *dx, float *dg, const float *dout, const float *x,
+extern "C" void scale_backward_cuda(struct backend_ctx *cx, float *dx, float *dg, const float *dout, const float *x,
                                     const float *g, int N, int P, int C, int acc_x, int acc_g)
 {
     if (N <= 0 || C <= 0) return;
@@ -82,14 +82,14 @@ extern "C" void scale_backward_cuda(struct cuda_ctx *cx, float *dx, float *dg, c
     LAUNCH_CHECK();
 }
 
-extern "C" void avgpool_forward_cuda(struct cuda_ctx *cx, float *out, const float *in, int N, int P, int C)
+extern "C" void avgpool_forward_cuda(struct backend_ctx *cx, float *out, const float *in, int N, int P, int C)
 {
     if (N <= 0 || C <= 0) return;
     avgpool_forward_kernel<<<dim3((C + 31) / 32, N), dim3(32, LANES), 0, cx->stream>>>(out, in, P, C);
     LAUNCH_CHECK();
 }
 
-extern "C" void avgpool_backward_cuda(struct cuda_ctx *cx, float *din, const float *dout, int N, int P, int C, int acc)
+extern "C" void avgpool_backward_cuda(struct backend_ctx *cx, float *din, const float *dout, int N, int P, int C, int acc)
 {
     size_t n = (size_t)N * P * C;
     if (!n || !din) return;
