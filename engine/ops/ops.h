@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "desc.h"
+
 /* Kernels run in parallel only above this many elements of work: below it, waking the
  * OpenMP team costs more than it saves (bs=1 inference), and on a loaded machine each
  * parallel region can wait for a descheduled thread. */
@@ -38,12 +40,6 @@ struct backend_ctx;
  * in (N, H, W, Cin), w (Cout, Cin/groups, K, K), out (N, Ho, Wo, Cout),
  * Ho = (H + 2*pad - K) / stride + 1. Depthwise (groups == Cin == Cout) and pointwise (K == 1,
  * stride 1, pad 0, groups 1) take fast paths; the rest goes through im2col + sgemm. */
-struct conv2d_desc {
-    int N, H, W, Cin, Cout, K, stride, pad, groups;
-    int Ho, Wo; /* filled by conv2d_desc_init */
-};
-void conv2d_desc_init(struct conv2d_desc *d, int N, int H, int W, int Cin, int Cout, int K, int stride,
-                      int pad, int groups);
 size_t conv2d_scratch_floats(const struct conv2d_desc *d); /* scratch the CPU conv needs (0 for 1x1) */
 /* scratch: conv2d_scratch_floats() floats (the CPU's im2col; CUDA takes its workspace from cx) */
 typedef void conv2d_forward_fn(struct backend_ctx *cx, float *out, const float *in, const float *w,
@@ -58,11 +54,6 @@ conv2d_backward_fn conv2d_backward_cpu;
  * train: batch statistics (biased variance for normalising), running stats updated as PyTorch
  * does: running = (1-momentum)*running + momentum*batch (unbiased variance); saves mean and
  * rstd (C) for backward. eval: running statistics, nothing saved or updated. */
-struct bn_desc {
-    int M, C;
-    float eps, momentum;
-    int train;
-};
 typedef void batchnorm_forward_fn(struct backend_ctx *cx, float *out, float *save_mean, float *save_rstd,
                                   const float *in, const float *gamma, const float *beta, float *run_mean,
                                   float *run_var, const struct bn_desc *d);
@@ -76,8 +67,6 @@ batchnorm_forward_fn batchnorm_forward_cpu;
 batchnorm_backward_fn batchnorm_backward_cpu;
 
 /* ---- elementwise activations over n floats (in place allowed for forward: out == in) ---------- */
-enum act_kind { ACT_NONE, ACT_RELU, ACT_HARDSWISH, ACT_HARDSIGMOID };
-const char *act_name(enum act_kind k);
 typedef void act_forward_fn(struct backend_ctx *cx, float *out, const float *in, size_t n, enum act_kind k);
 /* `in` is the forward INPUT (pre-activation). */
 typedef void act_backward_fn(struct backend_ctx *cx, float *din, const float *dout, const float *in, size_t n,
@@ -205,7 +194,7 @@ void conv2d_pack_cpu(float *packed, const float *w, const float *bias, const str
 /* out = act(conv(in, w) + bias) for one part, w as conv2d_pack_cpu packed it */
 void conv2d_bias_act_part_cpu(float *out, const float *in, const float *packed, const float *bias, enum act_kind act,
                               const struct conv2d_desc *d, int part, int nparts);
-/* pointwise conv for inference (pwconv.c): weights packed in 16-column panels, out rows
+/* pointwise conv for inference (conv2d_pw.c): weights packed in 16-column panels, out rows
  * [r0, r1) x columns [c0, c1) (c0 a multiple of 16) = act(in . w^T + bias), the bias packed too */
 size_t pwconv_packed_floats(int Ci, int Co);
 void pwconv_pack_cpu(float *packed, const float *w, const float *bias, int Ci, int Co);

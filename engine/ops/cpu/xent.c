@@ -1,5 +1,5 @@
 /* xent.c: softmax cross-entropy with label smoothing (PyTorch's CrossEntropyLoss definition,
- * mean over the batch) and momentum SGD, CPU reference. */
+ * mean over the batch) and the softmax of inference, CPU reference. */
 #include <math.h>
 
 #include "../ops.h"
@@ -41,18 +41,6 @@ void xent_backward_cpu(struct backend_ctx *cx, float *dlogits, const float *prob
             float t = eps / (float)K + (k == labels[n] ? 1.0f - eps : 0.0f);
             g[k] = (p[k] - t) * inv;
         }
-    }
-}
-
-void sgd_step_cpu(struct backend_ctx *cx, float *p, float *m, const float *g, size_t n, float lr, float mu,
-                  float wd)
-{
-    (void)cx;
-#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
-    for (size_t i = 0; i < n; i++) {
-        float d = g[i] + wd * p[i];
-        m[i] = mu * m[i] + d;
-        p[i] -= lr * m[i];
     }
 }
 

@@ -1,5 +1,5 @@
 /* ctx.cu: the CUDA context (device, stream, cuBLAS / cuDNN handles, grow-only workspaces),
- * device memory entry points, the checked-call failure path and the row-major GEMM helper.
+ * device memory entry points and the checked-call failure path.
  * Not here: ops (the other .cu files), the backend vtable (backend/backend_cuda.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,19 +184,4 @@ extern "C" void cuda_graph_launch(struct backend_ctx *cx)
 {
     CUDA_REQUIRE(cx->graph != NULL, "no captured graph to launch");
     CUDA_CHECK(cudaGraphLaunch(cx->graph, cx->stream));
-}
-
-/* Row-major C = op(A) op(B) + beta C is column-major C^T = op(B)^T op(A)^T: swap the operands. */
-void gemm_cuda(struct backend_ctx *cx, int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
-               int ldb, float beta, float *C, int ldc)
-{
-    if (M <= 0 || N <= 0) return;
-    const float one = 1.0f;
-    if (K <= 0) { /* C = beta C: cuBLAS handles k = 0 as such */
-        CUBLAS_CHECK(cublasSgemm(cx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, 0, &one, B, ldb > 0 ? ldb : 1, A,
-                                 lda > 0 ? lda : 1, &beta, C, ldc));
-        return;
-    }
-    CUBLAS_CHECK(cublasSgemm(cx->cublas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K,
-                             &one, B, ldb, A, lda, &beta, C, ldc));
 }

@@ -101,4 +101,12 @@ static inline unsigned grid_for(size_t n, int threads, const struct backend_ctx 
 #define GRID_STRIDE(i, n) \
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
 
+/* Launch an elementwise grid-stride kernel over n items on cx's stream (cx in scope), checked. */
+#define LAUNCH1_THREADS 256
+#define LAUNCH1(kern, n, ...)                                                               \
+    do {                                                                                    \
+        kern<<<grid_for((n), LAUNCH1_THREADS, cx), LAUNCH1_THREADS, 0, cx->stream>>>(__VA_ARGS__); \
+        LAUNCH_CHECK();                                                                     \
+    } while (0)
+
 #endif

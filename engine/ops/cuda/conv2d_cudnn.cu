@@ -1,4 +1,4 @@
-/* conv_cudnn.cu: the general grouped convolution (the stem, grouped convs, depthwise kernels our
+/* conv2d_cudnn.cu: the general grouped convolution (the stem, grouped convs, depthwise kernels our
  * own kernels do not cover) through cuDNN's convolution API on NHWC tensors. Per shape, one plan:
  * descriptors plus the forward / backward-data / backward-filter algorithms, picked once
  * (cudnnGet_v7 heuristics, so a seed repeats bit for bit; TIPC_CUDNN_FIND=1 times them with
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cuda_common.cuh"
-#include "conv_cuda.h"
+#include "conv2d_cudnn.h"
 extern "C" {
 #include "../../core/check.h"
 }
