@@ -11,12 +11,11 @@
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
 #include "engine_flags.h" /* defines: flags_parse_args */
-#include "../engine/core/check.h"
-#include "../engine/core/timer.h"   /* defines: now_seconds */
-#include "../engine/core/osutil.h"  /* defines: self_exe_path, copy_file_to */
-#include "../prepare/fsutil.h"      /* defines: mkdir_p */
+#include "../core/check.h"
+#include "../core/time.h"   /* defines: now_seconds */
+#include "../core/fs.h"      /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
-#include "../engine/core/banned.h"
+#include "../core/banned.h"
 
 const char usage_run[] =
     "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "../ops/ops.h"
-#include "../core/status.h"
+#include "../../core/status.h"
 
 struct infer_model; /* engine/infer/infer.h */
 

@@ -12,8 +12,8 @@
 #include <stdio.h>
 
 #include "backend.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 static float *cpu_alloc(struct backend_ctx *cx, size_t n)
 {

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "dp.h"
-#include "../core/check.h"
-#include "../core/timer.h"
+#include "../../core/check.h"
+#include "../../core/time.h"
 #include "../dist/comm.h"
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 /* ---- collectives on the net's buffers ----------------------------------------------------------
  * NCCL takes device buffers as they are; Gloo works on host memory, so with a device backend the

@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 #include "net.h"
-#include "../core/status.h"
+#include "../../core/status.h"
 
 struct comm;
 

@@ -2,8 +2,8 @@
 #include <math.h>
 
 #include "train_step.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 enum tipc_status net_train_step(struct net *net, struct dp *dp, struct train_step *s)
 {

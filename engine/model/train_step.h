@@ -25,7 +25,7 @@
 
 #include "dp.h"
 #include "net.h"
-#include "../core/status.h"
+#include "../../core/status.h"
 
 /* One micro-batch in host memory (labels checked by the caller). */
 struct micro_batch {

@@ -1,5 +1,6 @@
-/* trainer.c: see trainer.h. The step: normalise -> forward -> loss (NaN check) -> backward ->
- * [allreduce] -> SGD. Logs follow Step6 train.py's lines so TIPC log scrapers still work. */
+/* trainer.c: see trainer.h. Each step is net_train_step (train_step.h) with the data-parallel
+ * strategy of dp.h; here: epochs, data, the LR schedule, logs, eval and checkpoints. Logs follow
+ * Step6 train.py's lines so TIPC log scrapers still work. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,12 +13,12 @@
 #include "source.h"
 #include "train_step.h"
 #include "trainer.h"
-#include "../core/check.h"
-#include "../core/timer.h"
-#include "../../prepare/fsutil.h"
+#include "../../core/check.h"
+#include "../../core/time.h"
+#include "../../core/fs.h"
 #include "../io/checkpoint.h"
 #include "../dist/comm.h"
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 /* top-1 / top-5 hits of one batch from host logits (n, K) */
 static void topk_hits(const float *logits, const int32_t *y, int n, int K, int *h1, int *h5)

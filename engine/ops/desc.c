@@ -1,7 +1,7 @@
 /* desc.c: see desc.h. */
 #include "desc.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 void conv2d_desc_init(struct conv2d_desc *d, int N, int H, int W, int Cin, int Cout, int K, int stride,
                       int pad, int groups)

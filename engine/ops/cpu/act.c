@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "simd.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 /* one loop per activation, the kind a constant in each (so each vectorises) */
 #define ACT_FWD_LOOP(K)                                                                      \

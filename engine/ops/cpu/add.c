@@ -1,6 +1,6 @@
 /* add.c: the residual add, CPU reference. */
 #include "../ops.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 void add_forward_part_cpu(float *out, const float *a, const float *b, size_t n, int part, int nparts)
 {

@@ -14,8 +14,8 @@
 #include "gemm.h"
 #include "simd.h"
 
-#include "../../core/check.h"
-#include "../../core/banned.h"
+#include "../../../core/check.h"
+#include "../../../core/banned.h"
 
 
 /* few input channels, dense: the direct kernel (forward) */

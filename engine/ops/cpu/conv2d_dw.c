@@ -10,8 +10,8 @@
 #include "conv2d_dw.h"
 #include "simd.h"
 
-#include "../../core/check.h"
-#include "../../core/banned.h"
+#include "../../../core/check.h"
+#include "../../../core/banned.h"
 
 /* ---- depthwise: wt (K*K, C) is w (C, 1, K, K) transposed so the inner loop runs over C ---- */
 void depthwise_transpose_cpu(float *wt, const float *w, int C, int KK)

@@ -1,8 +1,8 @@
 /* dropout.c: inverted dropout, CPU reference; the mask is drawn from a counter (splitmix64 of
  * seed and index), so it does not depend on threading and the CUDA twin draws the same one. */
 #include "../ops.h"
-#include "../../core/check.h"
-#include "../../core/banned.h"
+#include "../../../core/check.h"
+#include "../../../core/banned.h"
 
 /* Counter-based randomness (splitmix64 of seed+index): the mask does not depend on threading. */
 static inline uint64_t mix64(uint64_t z)

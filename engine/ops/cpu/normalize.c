@@ -1,6 +1,6 @@
 /* normalize.c: uint8 RGB pixels to normalised floats (ImageNet mean/std), CPU reference. */
 #include "../ops.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 static const float img_mean[3] = {0.485f, 0.456f, 0.406f}, img_std[3] = {0.229f, 0.224f, 0.225f};
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../ops.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 void scale_forward_part_cpu(float *out, const float *x, const float *g, int N, int P, int C, int part, int nparts)
 {

@@ -1,6 +1,6 @@
 /* sgd.c: the momentum SGD update over one contiguous parameter buffer, CPU reference. */
 #include "../ops.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 void sgd_step_cpu(struct backend_ctx *cx, float *p, float *m, const float *g, size_t n, float lr, float mu,
                   float wd)
