@@ -1,14 +1,13 @@
 /* cmd_run.c: `tipc run CONFIG MODE`: read the config, build the plan, run every stage as the
  * original harness does (a failed stage does not stop the later ones), report, exit 0/1. */
 #include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmds.h"      /* defines: usage_run */
 #include "config.h"    /* defines: cfg_load_opts */
@@ -16,8 +15,11 @@
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
+#include "tee.h"       /* defines: tee_start, tee_finish */
+#include "run_steps.h" /* defines: cwd_enter, status_from_file, subst_model, run_repo_prepare */
 #include "engine_flags.h" /* defines: flags_parse_args */
 #include "../core/check.h"
+#include "../core/staged.h"
 #include "../core/time.h"   /* defines: now_seconds */
 #include "../core/fs.h"      /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
@@ -65,10 +67,10 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
         {"--dry-run", NULL, FLAG_SWITCH, &a->dry_run, NULL},
         {"--no-prepare", NULL, FLAG_SWITCH, &a->no_prepare, NULL},
         {"--prepare", NULL, FLAG_SWITCH, &a->prepare, NULL},
+        {"--dialect", NULL, FLAG_STR, &a->dialect, NULL},
         {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL},
         {"--output", NULL, FLAG_STR, &a->output, NULL},
         {"--junit", NULL, FLAG_STR, &a->junit, NULL},
-        {"--dialect", NULL, FLAG_STR, &a->dialect, NULL},
         {0},
     };
     const char *pos[3] = {0};
@@ -89,25 +91,6 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
     return TIPC_OK;
 }
 
-/* PB_MODEL_TOKEN in `s` replaced by `name` (a copy of s when there is none). */
-static char *subst_model(const char *s, const char *name)
-{
-    size_t tl = strlen(PB_MODEL_TOKEN), nl = strlen(name), n = 0;
-    for (const char *q = s; (q = strstr(q, PB_MODEL_TOKEN)) != NULL; q += tl) n++;
-    char *out = xmalloc(strlen(s) + n * nl + 1), *o = out;
-    for (const char *q = s, *hit; ; q = hit + tl) {
-        hit = strstr(q, PB_MODEL_TOKEN);
-        size_t k = hit ? (size_t)(hit - q) : strlen(q);
-        memcpy(o, q, k);
-        o += k;
-        if (!hit) break;
-        memcpy(o, name, nl);
-        o += nl;
-    }
-    *o = 0;
-    return out;
-}
-
 static void print_plan(const struct plan *p, const struct run_args *a)
 {
     printf("# tipc run %s %s (dry run): %d commands, %d-line layout, python:%s\n", a->config, a->mode,
@@ -119,32 +102,23 @@ static void print_plan(const struct plan *p, const struct run_args *a)
     int k = 0;
     for (int i = 0; i < p->n; i++) {
         const struct stage *s = &p->st[i];
-        if (s->kind == STAGE_NOTE) {
-            printf("         echo: %s\n", s->cmd);
-            continue;
-        }
-        if (s->kind == STAGE_LINKS) {
-            printf("         links: %s/inference.{pdmodel,pdiparams} -> model.* (if that folder exists)\n", s->cmd);
-            continue;
-        }
-        if (s->kind == STAGE_COPY) {
-            printf("         copy: the files of %s into %s/ (if that folder exists)\n", s->cmd, s->append_to);
-            continue;
-        }
-        if (s->kind == STAGE_APPEND) {
-            printf("         append: %s >> %s (if it exists)\n", s->cmd, s->append_to);
-            continue;
+        switch (s->kind) {
+        case STAGE_NOTE: printf("         echo: %s\n", s->cmd); continue;
+        case STAGE_LINKS: printf("         links: %s/inference.{pdmodel,pdiparams} -> model.* (if that folder exists)\n", s->cmd); continue;
+        case STAGE_COPY: printf("         copy: the files of %s into %s/ (if that folder exists)\n", s->cmd, s->append_to); continue;
+        case STAGE_APPEND: printf("         append: %s >> %s (if it exists)\n", s->cmd, s->append_to); continue;
+        case STAGE_TRAIN: case STAGE_EVAL: case STAGE_EXPORT: case STAGE_INFER: break;
         }
         char *shown = subst_model(s->cmd, p->seg_model ? p->seg_model : "");
         printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, shown);
         free(shown);
-        if (s->model_probe)
-            printf("               then: if %s/<weights> is missing, the weights become %s\n", s->model_probe,
-                   s->model_fallback);
         for (int c = 0; c < 2; c++)
             if (s->cwd[c]) printf("               cd %s (skipped if missing)\n", s->cwd[c]);
         if (s->status_file)
             printf("               status: can %s be read (appended to %s)\n", s->status_file, s->append_to);
+        if (s->model_probe)
+            printf("               then: if %s/<weights> is missing, the weights become %s\n", s->model_probe,
+                   s->model_fallback);
         if (s->cvd == CVD_SET) printf("               env CUDA_VISIBLE_DEVICES=%s\n", s->cvd_value);
         else if (s->cvd == CVD_UNSET) printf("               env -u CUDA_VISIBLE_DEVICES\n");
         if (s->ips) {
@@ -154,225 +128,180 @@ static void print_plan(const struct plan *p, const struct run_args *a)
     }
 }
 
-static int run_stage(const struct stage *s, const char *self, const char *pod_ip_env)
+/* What a stage gets besides its own command: our binary, CUDA_VISIBLE_DEVICES as the original
+ * leaves it, POD_IP, where to append metrics, its report name, how to draw progress. */
+struct stage_env {
+    const char *self, *pod_ip;
+    const char *metrics;   /* "TIPC_METRICS=PATH" */
+    const char *progress;  /* "TIPC_PROGRESS=bar" or "=lines" */
+};
+
+static int run_stage(const struct stage *s, const struct stage_env *se, const char *name, struct tee *tee)
 {
-    const char *set[4] = {0}, *unset[2] = {0};
-    char *cvd = NULL;
+    const char *set[8] = {0}, *unset[2] = {0};
+    char *cvd = NULL, *stage = xasprintf("TIPC_STAGE=%s", name);
     int ns = 0;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
-    if (pod_ip_env) set[ns++] = pod_ip_env;
-    struct proc_env env = {self, set, unset};
+    if (se->pod_ip) set[ns++] = se->pod_ip;
+    set[ns++] = se->metrics;
+    set[ns++] = se->progress;
+    set[ns++] = stage;
+    struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1};
     int status = proc_run(&s->cl, &env);
     free(cvd);
+    free(stage);
     return status;
 }
 
-/* The original `cd`s before some commands (PaddleClas: deploy/); a failed cd is skipped, as the
- * shell goes on, and tipc comes back to where it was afterwards. */
-static int run_in_cwd(const struct stage *s, const char *self, const char *pod_ip_env)
+static char *stage_label(const struct stage *s)
 {
-    if (!s->cwd[0]) return run_stage(s, self, pod_ip_env);
-    int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (here < 0) {
-        error_msg(TIPC_EIO, "cannot open the current folder: %s", strerror(errno));
-        return 1;
-    }
-    for (int c = 0; c < 2; c++)
-        if (s->cwd[c] && chdir(s->cwd[c]) != 0)
-            fprintf(stderr, "tipc: cd %s: %s (the command runs where it is, as in the original)\n", s->cwd[c],
-                    strerror(errno));
-    int status = run_stage(s, self, pod_ip_env);
-    if (fchdir(here) != 0) tipc_die_msg(TIPC_EIO, "cannot return to the starting folder: %s", strerror(errno));
-    close(here);
-    return status;
+    return *s->matrix ? xasprintf("%s[%s]", stage_kind_name(s->kind), s->matrix) : xstrdup(stage_kind_name(s->kind));
 }
 
-/* `cat SRC >> DST` as the status of a train (PaddleClas, PaddleOCR f773): DST is created even
- * when SRC is missing; the status is 1 when SRC cannot be read. */
-static int status_from_file(const char *src, const char *dst)
-{
-    FILE *out = fopen(dst, "ab");
-    if (!out) {
-        error_at(TIPC_EIO, dst, 0, "cannot append the train log: %s", strerror(errno));
-        return 1;
-    }
-    FILE *in = fopen(src, "rb");
-    int status = in ? 0 : 1;
-    char buf[65536];
-    size_t n;
-    while (in && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, n, out) != n) status = 1;
-    if (in && ferror(in)) status = 1;
-    if (in) fclose(in);
-    if (fclose(out) != 0) status = 1;
-    return status;
-}
+static enum tipc_status run_one_stage(const struct plan *p, int i, int k, int total, const struct stage_env *se,
+                                      const char *own_dir, struct report *r, enum case_outcome *done,
+                                      const struct stage *s);
 
-/* PaddleClas's whole_infer: `cd DIR; ln -s model.pdmodel inference.pdmodel; ln -s model.pdiparams ...`.
- * Made only inside DIR (the original's links land in the current folder when DIR is missing). */
-static void stage_links(const char *dir)
+/* Run stage i (number k of total) unless the stage it depends on did not pass. */
+static enum tipc_status run_one(const struct plan *p, int i, int k, int total, const struct stage_env *se,
+                                const char *own_dir, struct report *r, enum case_outcome *done, const char **cur_model)
 {
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "tipc: %s: no such folder; the quantised model's links are not made\n", dir);
-        return;
-    }
-    const char *names[][2] = {{"model.pdmodel", "inference.pdmodel"}, {"model.pdiparams", "inference.pdiparams"}};
-    for (int i = 0; i < 2; i++) {
-        char *link = xasprintf("%s/%s", dir, names[i][1]);
-        if (symlink(names[i][0], link) != 0 && errno != EEXIST)
-            fprintf(stderr, "tipc: ln -s %s %s: %s\n", names[i][0], link, strerror(errno));
-        free(link);
-    }
-}
-
-/* PaddleDetection's `cp SRC/(all) DST/`: regular files only (cp without -r refuses folders); a missing
- * SRC is reported and skipped, as cp's error is in the original. */
-static void stage_copy(const char *src, const char *dst)
-{
-    DIR *d = opendir(src);
-    if (!d) {
-        fprintf(stderr, "tipc: cp %s/* %s/: %s\n", src, dst, strerror(errno));
-        return;
-    }
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') continue; /* the glob skips dot files */
-        char *from = xasprintf("%s/%s", src, de->d_name), *to = xasprintf("%s/%s", dst, de->d_name);
-        struct stat st;
-        if (stat(from, &st) == 0 && S_ISREG(st.st_mode)) {
-            FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
-            char buf[65536];
-            size_t n;
-            bool ok = in && out;
-            while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
-            if (in && ferror(in)) ok = false;
-            if (in) fclose(in);
-            if (out && fclose(out) != 0) ok = false;
-            if (!ok) fprintf(stderr, "tipc: cp %s %s: %s\n", from, to, strerror(errno ? errno : EIO));
+    struct stage now = p->st[i]; /* with PaddleSeg's weights name as decided so far */
+    const struct stage *s = &now;
+    char *shown = NULL, *exec = NULL;
+    if (*cur_model && strstr(now.exec ? now.exec : now.cmd, PB_MODEL_TOKEN)) {
+        now.cmd = shown = subst_model(p->st[i].cmd, *cur_model);
+        exec = subst_model(p->st[i].exec ? p->st[i].exec : p->st[i].cmd, *cur_model);
+        char err[256], bad = 0;
+        if (cmdline_parse(exec, &now.cl, err, sizeof err, &bad) != TIPC_OK) {
+            free(shown);
+            free(exec);
+            return error_at(TIPC_EUSAGE, p->st[i].cmd, s->line, "%s", err);
         }
-        free(from);
-        free(to);
     }
-    closedir(d);
+    enum tipc_status rs = run_one_stage(p, i, k, total, se, own_dir, r, done, s);
+    if (rs == TIPC_OK && s->model_probe && *cur_model && done[i] != CASE_SKIPPED) {
+        char *w = xasprintf("%s/%s", s->model_probe, *cur_model); /* `[ ! -f SAVE/NAME ] && NAME=iter_N/...` */
+        struct stat sb;
+        if (stat(w, &sb) != 0 || !S_ISREG(sb.st_mode)) *cur_model = s->model_fallback;
+        free(w);
+    }
+    if (exec) cmdline_free(&now.cl);
+    free(shown);
+    free(exec);
+    return rs;
 }
 
-/* --prepare: the repo's own data script, as Paddle users run it by hand before the harness:
- * `bash test_tipc/prepare.sh CONFIG MODE`, an argv (the config path never meets a shell). */
-static enum tipc_status run_repo_prepare(const struct run_args *a, const char *self)
+static enum tipc_status run_one_stage(const struct plan *p, int i, int k, int total, const struct stage_env *se,
+                                      const char *own_dir, struct report *r, enum case_outcome *done,
+                                      const struct stage *s)
 {
-    static const char script[] = "test_tipc/prepare.sh";
-    struct stat st;
-    if (stat(script, &st) != 0 || !S_ISREG(st.st_mode))
-        return error_msg(TIPC_EUSAGE, "--prepare: %s: %s; run tipc from the repo root, where the harness runs",
-                         script, strerror(errno ? errno : ENOENT));
-    struct cmdline cl = {0};
-    const char *argv[] = {"bash", script, a->config, a->mode};
-    cl.argc = 4;
-    cl.argv = xcalloc(5, sizeof *cl.argv);
-    for (int i = 0; i < 4; i++) cl.argv[i] = xstrdup(argv[i]);
-    printf("prepare: bash %s %s %s\n", script, a->config, a->mode);
-    fflush(stdout);
-    proc_signals_init();
-    const char *none[1] = {NULL};
-    struct proc_env env = {self, none, none};
-    int status = proc_run(&cl, &env);
-    cmdline_free(&cl);
-    if (status != 0)
-        return error_msg(TIPC_EDATA, "--prepare: bash %s %s %s exited with status %d; nothing else was run", script,
-                         a->config, a->mode, status);
-    return TIPC_OK;
+    const char *kind = stage_kind_name(s->kind);
+    if (s->dep >= 0 && done[s->dep] != CASE_PASSED) {
+        int root = s->dep; /* name the failure itself, not the stages skipped because of it */
+        while (done[root] == CASE_SKIPPED && p->st[root].dep >= 0) root = p->st[root].dep;
+        char *dep = stage_label(&p->st[root]);
+        char *why = xasprintf("%s failed", dep);
+        report_skip(r, k, total, kind, s->matrix, s->cmd, why, s->line);
+        free(why);
+        free(dep);
+        done[i] = CASE_SKIPPED;
+        return TIPC_OK;
+    }
+    report_begin(r, k, total, kind, s->matrix);
+    /* A command that does not keep its own log (training): keep a copy of its output. */
+    char *log = s->log_path ? NULL : xasprintf("%s/%02d_%s.log", own_dir, k, kind);
+    struct tee tee;
+    enum tipc_status st = log ? tee_start(&tee, log) : TIPC_OK;
+    if (st != TIPC_OK) {
+        free(log);
+        return st;
+    }
+    char *name = xasprintf("%s.%s.%s%s%s%s", p->model, p->mode, kind, *s->matrix ? "[" : "", s->matrix,
+                           *s->matrix ? "]" : "");
+    double t0 = now_seconds(), wall = (double)time(NULL);
+    int here = cwd_enter(s->cwd);
+    int status = run_stage(s, se, name, log ? &tee : NULL);
+    cwd_leave(here);
+    if (s->status_file) status = status_from_file(s->status_file, s->append_to);
+    double secs = now_seconds() - t0;
+    if (log) st = tee_finish(&tee);
+    if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
+    enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, NULL, wall,
+                                       secs, s->line);
+    done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
+    free(name);
+    free(log);
+    return st != TIPC_OK ? st : ws;
 }
 
 static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 {
     if (a->prepare) {
         char *me = self_exe_path();
-        enum tipc_status ps = run_repo_prepare(a, me);
+        enum tipc_status ps = run_repo_prepare(a->config, a->mode, me);
         free(me);
         TRY(ps);
     }
     TRY(mkdir_p(p->log_dir));
+    if (p->results_header) TRY(append_line(p->status_log, p->results_header)); /* PaddleSeg */
+    TRY(dir_check_writable(p->log_dir, "output folder"));   /* before any stage runs */
     /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
     if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode));
+    /* tipc's own files (stage logs it keeps, metrics, reports) in one folder the original never uses */
+    char *own = xasprintf("%s/tipc", p->log_dir);
+    enum tipc_status st = mkdir_p(own);
+    if (st != TIPC_OK) {
+        free(own);
+        return st;
+    }
     char *self = self_exe_path();
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
-    if (p->results_header) { /* PaddleSeg: `echo "--- MODE ---" >> $status_log` first */
-        FILE *f = fopen(p->status_log, "a");
-        if (!f || fprintf(f, "%s\n", p->results_header) < 0 || fclose(f) != 0) {
-            if (f) fclose(f);
-            free(self);
-            free(pod_ip);
-            return error_at(TIPC_EIO, p->status_log, 0, "cannot append to results log: %s", strerror(errno));
-        }
-    }
-    const char *cur_model = p->seg_model;
+    char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
+    struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines"};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
-    fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", plan_count_runs(p), a->config, p->mode, p->log_dir);
-    enum tipc_status st = TIPC_OK;
+    int total = plan_count_runs(p);
+    fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
+    enum case_outcome *done = xcalloc((size_t)p->n + 1, sizeof *done);
+    const char *cur_model = p->seg_model;
     proc_signals_init();
-    for (int i = 0; i < p->n && !proc_interrupted(); i++) {
+    for (int i = 0, k = 0; i < p->n && !proc_interrupted(); i++) {
         const struct stage *s = &p->st[i];
         if (s->kind == STAGE_NOTE) {
             printf("%s\n", s->cmd);
             continue;
         }
-        if (s->kind == STAGE_LINKS) {
-            stage_links(s->cmd);
+        if (s->kind == STAGE_LINKS || s->kind == STAGE_COPY || s->kind == STAGE_APPEND) {
+            if (s->kind == STAGE_LINKS) stage_links(s->cmd);
+            else if (s->kind == STAGE_COPY) stage_copy(s->cmd, s->append_to);
+            else (void)status_from_file(s->cmd, s->append_to); /* the original ignores this cat's status */
+            done[i] = CASE_PASSED;
             continue;
         }
-        if (s->kind == STAGE_COPY) {
-            stage_copy(s->cmd, s->append_to);
-            continue;
-        }
-        if (s->kind == STAGE_APPEND) {
-            (void)status_from_file(s->cmd, s->append_to); /* the original ignores this cat's status */
-            continue;
-        }
-        struct stage now = *s; /* with the weights' name decided so far (PaddleSeg) */
-        char *cmd = NULL, *exec = NULL;
-        if (cur_model && strstr(s->exec ? s->exec : s->cmd, PB_MODEL_TOKEN)) {
-            now.cmd = cmd = subst_model(s->cmd, cur_model);
-            exec = subst_model(s->exec ? s->exec : s->cmd, cur_model);
-            char err[256], bad = 0;
-            if (cmdline_parse(exec, &now.cl, err, sizeof err, &bad) != TIPC_OK) {
-                st = error_at(TIPC_EUSAGE, a->config, s->line, "%s: %s", err, exec);
-                free(cmd);
-                free(exec);
-                break;
-            }
-        }
-        double t0 = now_seconds();
-        int status = run_in_cwd(&now, self, pod_ip);
-        if (s->status_file) status = status_from_file(s->status_file, s->append_to);
-        if (s->model_probe && cur_model) {
-            char *w = xasprintf("%s/%s", s->model_probe, cur_model);
-            struct stat sb;
-            if (stat(w, &sb) != 0 || !S_ISREG(sb.st_mode)) cur_model = s->model_fallback;
-            free(w);
-        }
-        if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
-        enum tipc_status ws = report_stage(&r, stage_kind_name(s->kind), now.cmd, s->log_path, status,
-                                           now_seconds() - t0, s->line);
+        enum tipc_status ws = run_one(p, i, ++k, total, &se, own, &r, done, &cur_model);
         if (ws != TIPC_OK) st = ws;
-        if (exec) cmdline_free(&now.cl);
-        free(cmd);
-        free(exec);
     }
-    report_summary(&r, stdout);
-    if (a->junit) {
-        enum tipc_status js = report_junit(&r, a->junit);
+    report_summary(&r, stderr, stdout);
+    char *own_junit = xasprintf("%s/junit.xml", own);
+    const char *junits[] = {own_junit, a->junit};
+    for (int j = 0; j < 2; j++) {
+        if (!junits[j]) continue;
+        enum tipc_status js = report_junit(&r, junits[j]);
         if (js != TIPC_OK && st == TIPC_OK) st = js;
     }
     if (proc_interrupted()) {
-        error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, plan_count_runs(p));
+        error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, total);
         st = TIPC_EINTR;
-    } else if (st == TIPC_OK && report_failed(&r)) {
+    } else if (st == TIPC_OK && (report_failed(&r) || report_count(&r, CASE_SKIPPED))) {
         st = TIPC_EFAIL;
     }
     report_free(&r);
+    free(done);
+    free(own_junit);
+    free(metrics);
+    free(own);
     free(self);
     free(pod_ip);
     return st;

@@ -55,6 +55,7 @@ static void child_redirect(const struct cmdline *c)
             continue;
         }
         int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (r->kind == REDIR_APPEND ? O_APPEND : O_TRUNC);
+        if (strncmp(r->path, "/dev/", 5) != 0) flags |= O_NOFOLLOW;   /* a log never writes through a planted symlink; /dev/stdout is one */
         int fd = open(r->path, flags, 0666);
         if (fd < 0) child_fail(1, "cannot open", r->path, errno);
         if (dup2(fd, r->fd) < 0) child_fail(1, "cannot redirect to", r->path, errno);
@@ -86,6 +87,8 @@ int proc_run(const struct cmdline *c, const struct proc_env *env)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         child_env(c, env);
+        if (env && env->out_fd > 2 && dup2(env->out_fd, 1) < 0) child_fail(1, "cannot redirect to", "stdout copy", errno);
+        if (env && env->err_fd > 2 && dup2(env->err_fd, 2) < 0) child_fail(1, "cannot redirect to", "stderr copy", errno);
         child_redirect(c);
         const char *prog = c->argv[0];
         if (env && env->self_exe && !strcmp(prog, "tipc")) prog = env->self_exe;
