@@ -410,6 +410,6 @@ enum tipc_status launch_resolve(struct launch_opts *o)
     const char *ct = getenv("TIPC_COMM_TIMEOUT");
     int cts = 0;
     if (ct && parse_int(ct, 1, 86400, &cts) && o->watchdog_s > 0 && o->watchdog_s > cts - 5)
-        o->watchdog_s = cts > 6 ? cts - 5 : 1;
+        o->watchdog_s = cts - 5 >= 10 ? cts - 5 : 0;   /* a timeout this short ends a stall first itself */
     return launch_secret(o);
 }

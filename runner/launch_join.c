@@ -35,9 +35,22 @@ static bool parse_view(const char *s, struct view *v)
            sscanf(fp, " fp=%39s", v->fp) == 1;
 }
 
+/* A flag whose value may differ per node (where this node writes): "--output-dir", "--log_dir",
+ * "--save-inference-dir", "-o Global.output_dir=...". */
+static bool per_node_flag(const char *w)
+{
+    if (w[0] != '-' && !strstr(w, "output_dir=")) return false;
+    size_t n = strcspn(w, "=");
+    for (const char *k = w; k < w + n; k++)
+        if (!strncmp(k, "output", 6) || !strncmp(k, "save", 4) || !strncmp(k, "log_dir", 7) || !strncmp(k, "log-dir", 7))
+            return true;
+    return false;
+}
+
 /* The job's fingerprint: what every node must agree on. `tipc run` passes one derived from its
- * config, mode and stage (TIPC_JOB_FINGERPRINT: the nodes' commands may differ in output paths);
- * otherwise the command's words. World shape is checked on its own (check_view). */
+ * config, mode and stage (TIPC_JOB_FINGERPRINT; a user may set one too); otherwise the command's
+ * words, except the values of per-node output flags (nodes may each write their own folder).
+ * World shape is checked on its own (check_view). */
 static char *job_fingerprint(const struct launch_opts *o)
 {
     const char *run = getenv("TIPC_JOB_FINGERPRINT");
@@ -47,7 +60,12 @@ static char *job_fingerprint(const struct launch_opts *o)
     if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) BUG("SHA-256 unavailable");
     if (run && *run) EVP_DigestUpdate(ctx, run, strlen(run) + 1);
     else
-        for (int i = 0; i < o->ncmd; i++) EVP_DigestUpdate(ctx, o->cmd[i], strlen(o->cmd[i]) + 1);
+        for (int i = 0; i < o->ncmd; i++) {
+            const char *w = o->cmd[i];
+            bool masked = per_node_flag(w);
+            EVP_DigestUpdate(ctx, w, masked ? strcspn(w, "=") : strlen(w) + 1);
+            if (masked && !strchr(w, '=') && i + 1 < o->ncmd) i++;   /* "--output-dir DIR": skip DIR */
+        }
     EVP_DigestFinal_ex(ctx, md, &ml);
     EVP_MD_CTX_free(ctx);
     char *h = xmalloc(17);
