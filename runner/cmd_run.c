@@ -10,6 +10,7 @@
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
+#include "run_cluster.h" /* defines: run_check_cluster */
 #include "engine_flags.h" /* defines: flags_parse_args */
 #include "../engine/core/check.h"
 #include "../engine/core/timer.h"   /* defines: now_seconds */
@@ -165,8 +166,9 @@ int cmd_run(int argc, char **argv)
     struct plan_opts o = {a.output, a.gpuid};
     enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
     if (st == TIPC_OK) {
-        if (a.dry_run) print_plan(&p, &a);
-        else st = run_plan(&p, &a);
+        st = run_check_cluster(&p, a.config);   /* before anything runs */
+        if (st == TIPC_OK && a.dry_run) print_plan(&p, &a);
+        else if (st == TIPC_OK) st = run_plan(&p, &a);
         plan_free(&p);
     }
     cfg_free(&cfg);
