@@ -18,6 +18,7 @@ struct fetch_opts {
     long backoff_ms;         /* delay before the first retry, doubled each time (default 500) */
     long max_redirects;      /* (default 5) */
     bool quiet;              /* no progress output */
+    bool has_fallback;       /* the caller falls back (synthetic data): an unreachable URL is a note */
 };
 
 /* Defaults above, then overridden by the environment: TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME,

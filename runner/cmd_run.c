@@ -102,15 +102,17 @@ static void print_plan(const struct plan *p, const struct run_args *a)
 
 static int run_stage(const struct stage *s, const char *self, const char *pod_ip_env)
 {
-    const char *set[4] = {0}, *unset[2] = {0};
-    char *cvd = NULL;
+    const char *set[5] = {0}, *unset[2] = {0};
+    char *cvd = NULL, *logdir = NULL;
     int ns = 0;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
+    if (s->rank_log_dir) set[ns++] = logdir = xasprintf("TIPC_LOG_DIR=%s", s->rank_log_dir);   /* under --output */
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
     if (pod_ip_env) set[ns++] = pod_ip_env;
     struct proc_env env = {self, set, unset};
     int status = proc_run(&s->cl, &env);
     free(cvd);
+    free(logdir);
     return status;
 }
 

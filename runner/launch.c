@@ -451,7 +451,8 @@ enum tipc_status launch_resolve(struct launch_opts *o)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("._-", *p)))
             return error_msg(TIPC_EUSAGE, "launch: job id '%s' may only hold letters, digits, '.', '_' and '-'", o->job_id);
     TRY(resolve_master(o));
-    if (!o->log_dir) o->log_dir = xstrdup("log");
+    const char *env_log = getenv("TIPC_LOG_DIR");   /* how `tipc run` puts them under its --output */
+    if (!o->log_dir) o->log_dir = xstrdup(env_log && *env_log ? env_log : "log");
     if (o->nips) o->self_ip = xstrdup(o->ips[o->node_rank]);
     else if (o->node_ip) o->self_ip = xstrdup(o->node_ip);
     else if (o->node_rank == 0) o->self_ip = xstrdup(o->master_host);

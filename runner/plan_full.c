@@ -89,6 +89,7 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
     for (int count = 0; count < nm; count++) {
         const char *infer_model = models[count];
         const char *run_export = count < ne ? exports[count] : "";
+        b->pass_tag = FMT("model_%d", count);
         if (pb_sh_ne(run_export, "null")) {
             const char *export_log_path = FMT("%s/_export_%d.log", b->p->log_dir, count);
             const char *export_cmd = FMT("%s %s %s %s > %s 2>&1 ", b->python, run_export, SETP(K(28), infer_model),
@@ -151,8 +152,10 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
                   set_epoch, set_autocast, set_batchsize, set_train_params1, set_amp_config);
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(15), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
+    b->p->st[b->p->n - 1].rank_log_dir = xasprintf("%s/log", save_log);
 
     const char *nodes_tag = FMT("%s_nodes_%d", tag, multi_node ? g->nodes : 1);
+    b->pass_tag = strrchr(nodes_tag, '/') ? strrchr(nodes_tag, '/') + 1 : nodes_tag;
     const char *weights = FMT("%s/%s", save_log, V(10));
     if (pb_sh_ne(V(23), "null")) {
         pb_apply_env(b, g->env);
