@@ -11,6 +11,7 @@
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
 #include "run_cluster.h" /* defines: run_check_cluster */
+#include "plan_inputs.h" /* defines: plan_resolve_inputs */
 #include "engine_flags.h" /* defines: flags_parse_args */
 #include "../engine/core/check.h"
 #include "../engine/core/timer.h"   /* defines: now_seconds */
@@ -168,7 +169,8 @@ int cmd_run(int argc, char **argv)
     struct plan_opts o = {a.output, a.gpuid};
     enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
     if (st == TIPC_OK) {
-        st = run_check_cluster(&p, a.config);   /* before anything runs */
+        st = plan_resolve_inputs(&p, a.config);   /* before anything runs */
+        if (st == TIPC_OK) st = run_check_cluster(&p, a.config);
         if (st == TIPC_OK && a.dry_run) print_plan(&p, &a);
         else if (st == TIPC_OK) st = run_plan(&p, &a);
         plan_free(&p);
