@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 extern char **environ;
 

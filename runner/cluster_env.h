@@ -15,7 +15,7 @@
 #ifndef TIPC_CLUSTER_ENV_H
 #define TIPC_CLUSTER_ENV_H
 
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 #define CLUSTER_MAX_HOSTS 1024   /* = LAUNCH_MAX_NODES: a longer node list is refused */
 

@@ -13,12 +13,11 @@
 #include "run_cluster.h" /* defines: run_check_cluster */
 #include "plan_inputs.h" /* defines: plan_resolve_inputs */
 #include "engine_flags.h" /* defines: flags_parse_args */
-#include "../engine/core/check.h"
-#include "../engine/core/timer.h"   /* defines: now_seconds */
-#include "../engine/core/osutil.h"  /* defines: self_exe_path, copy_file_to */
-#include "../prepare/fsutil.h"      /* defines: mkdir_p */
+#include "../core/check.h"
+#include "../core/time.h"   /* defines: now_seconds */
+#include "../core/fs.h"      /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
-#include "../engine/core/banned.h"
+#include "../core/banned.h"
 
 const char usage_run[] =
     "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cluster_env.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static enum tipc_status count_mismatch(const struct launch_opts *o, const struct cluster_place *c, int flag_n)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 const char *const plan_modes[] = {"lite_train_lite_infer", "lite_train_whole_infer", "whole_infer",
                                   "whole_train_whole_infer", "klquant_whole_infer", NULL};

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "plan_impl.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static const char amp_config[] = "Global.use_amp=True Global.scale_loss=1024.0 Global.use_dynamic_loss_scaling=True";
 

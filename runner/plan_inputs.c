@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static bool exists(const char *path)
 {

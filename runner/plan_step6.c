@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "plan_impl.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 /* func_inference: one run per use_gpu x batch_size; logs python_infer_{cpu,gpu}_batchsize_N.log. */
 static enum tipc_status step6_inference(struct builder *b, const char *model_dir, const char *img_dir)

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 void report_init(struct report *r, const char *config, const char *model, const char *mode, const char *status_log)
 {

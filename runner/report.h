@@ -4,7 +4,7 @@
 #define TIPC_REPORT_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 struct report_case {
     char *kind;       /* train / eval / export / infer */

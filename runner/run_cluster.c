@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cluster_env.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static int stage_nodes(const struct stage *s)
 {
