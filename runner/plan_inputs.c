@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/check.h"
 #include "../core/banned.h"
@@ -16,15 +17,39 @@ static bool exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+/* The config's path made absolute and cleaned lexically ("a/./b/../c" -> "a/c"), symlinks kept: a
+ * checkout's configs/ linked into a working directory belongs to that working directory. */
+static char *absolute_clean(const char *path)
+{
+    char cwd[PATH_MAX];
+    if (path[0] != '/' && !getcwd(cwd, sizeof cwd)) return NULL;
+    char *joined = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", cwd, path);
+    size_t cap = strlen(joined) + 2, len = 0;
+    char *out = xcalloc(1, cap), *save = NULL;
+    for (char *part = strtok_r(joined, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(part, ".")) continue;
+        if (!strcmp(part, "..")) {
+            while (len > 0 && out[len - 1] != '/') len--;
+            if (len > 0) len--;
+            out[len] = 0;
+            continue;
+        }
+        len += (size_t)snprintf(out + len, cap - len, "/%s", part);
+    }
+    if (!len) out[0] = '/';
+    free(joined);
+    return out;
+}
+
 /* The nearest folder at or above the config's that holds rel (absolute, malloc'ed), or NULL. */
 static char *find_base(const char *config_path, const char *rel)
 {
-    char *abs = realpath(config_path, NULL);
+    char *abs = absolute_clean(config_path);
     if (!abs) return NULL;
     char *slash = strrchr(abs, '/');
     while (slash) {
         *slash = 0;
-        char *cand = xasprintf("%s/%s", *abs ? abs : "", rel);
+        char *cand = xasprintf("%s/%s", abs, rel);
         bool hit = exists(cand);
         free(cand);
         if (hit) return *abs ? abs : (free(abs), xstrdup("/"));
