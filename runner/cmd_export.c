@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "engine_flags.h"
 #include "../core/check.h"
+#include "../core/staged.h"
 #include "../core/fs.h"
 #include "../engine/infer/infer.h"
 #include "../engine/io/checkpoint.h"
@@ -71,9 +72,13 @@ int cmd_export(int argc, char **argv)
         st = mkdir_p(dir);
     }
     if (st == TIPC_OK) {
+        /* the pair is published as a unit: both written and synced first, then renamed together,
+         * so DIR never holds a new inference.tipc beside an old inference.onnx */
         char *p = xasprintf("%s/inference.tipc", dir), *q = xasprintf("%s/inference.onnx", dir);
-        st = infer_save(&m, p);
-        if (st == TIPC_OK) st = onnx_export(&m, q);
+        struct staged_file pair[2];
+        st = infer_write(&m, p, &pair[0]);
+        if (st == TIPC_OK && (st = onnx_write(&m, q, &pair[1])) != TIPC_OK) staged_abort(&pair[0]);
+        if (st == TIPC_OK) st = staged_publish(pair, 2);
         free(p);
         free(q);
     }

@@ -18,6 +18,8 @@
 #include "engine_flags.h"
 #include "version.h"
 #include "../core/check.h"
+#include "../core/regfile.h"
+#include "../core/staged.h"
 #include "../core/time.h"
 #include "../core/fs.h"     /* defines: self_exe_path */
 #include "../engine/data/jpeg.h"
@@ -175,8 +177,9 @@ static enum tipc_status load_image(const char *path, int resize, int crop, uint8
 /* float32 (N,3,R,R) in, probs then logits (N,K) out. */
 static enum tipc_status run_raw(const struct infer_flags *f, const char *model_path, struct backend be)
 {
-    FILE *in = fopen(f->in_raw, "rb");
-    if (!in) return error_msg(TIPC_EUSAGE, "cannot open '%s'", f->in_raw);
+    char why[160];
+    FILE *in = fopen_regular(f->in_raw, REGFILE_MAX_MODEL, why, sizeof why);
+    if (!in) return error_msg(TIPC_EUSAGE, "cannot read '%s': %s", f->in_raw, why);
     fseek(in, 0, SEEK_END);
     long bytes = ftell(in);
     rewind(in);
@@ -204,10 +207,8 @@ static enum tipc_status run_raw(const struct infer_flags *f, const char *model_p
     infer_forward(&m, N);
     infer_output_host(&m, res, N);
     infer_logits_host(&m, res + (size_t)N * K, N);
-    FILE *out = fopen(f->out_raw, "wb");
-    ok = ok && out && fwrite(res, sizeof(float), 2 * (size_t)N * K, out) == 2 * (size_t)N * K;
-    if (out && fclose(out)) ok = false;
-    if (!ok) st = error_msg(TIPC_EIO, "cannot write '%s'", f->out_raw);
+    if (!ok) st = error_msg(TIPC_EIO, "cannot read '%s': %s", f->in_raw, "short read");
+    else st = write_file_atomic(f->out_raw, res, sizeof(float) * 2 * (size_t)N * K);
     free(x);
     free(nhwc);
     free(res);

@@ -136,10 +136,8 @@ static enum tipc_status write_demo(const char *path)
     char *dir = path_dirname(path);
     enum tipc_status st = mkdir_p(dir) == TIPC_OK ? TIPC_OK : TIPC_EIO;
     free(dir);
-    FILE *f = st == TIPC_OK ? fopen(path, "wb") : NULL;
-    if (st == TIPC_OK && (!f || fwrite(jpg, 1, n, f) != n || fclose(f) != 0))
-        st = error_msg(TIPC_EIO, "cannot write '%s'", path);
-    else if (st == TIPC_OK)
+    if (st == TIPC_OK) st = write_file_atomic(path, jpg, n);
+    if (st == TIPC_OK)
         printf("prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
     tjFree(jpg);
     return st;

@@ -20,6 +20,9 @@ struct builder {
     const char *pass_tag;       /* the training pass ("norm_train_gpus_0_autocast_False_nodes_1") or
                                    whole_infer model ("model_1") an inference belongs to: prefixed to an
                                    inference log name an earlier stage already wrote (no overwrite) */
+    const char *ctx;            /* the training loop's values ("norm_train gpus=0 autocast=False"), or "" */
+    const char *matrix;         /* the next stage's own loop values, appended to ctx in its name */
+    int last_train, last_export; /* stage indexes for struct stage.dep, -1 for none */
 };
 
 #define K(i) (cfg_at(b->cfg, (i))->key)
@@ -37,6 +40,10 @@ struct gpu_item {
     const char *env;  /* CUDA_VISIBLE_DEVICES the original exports, NULL for none */
     int nodes;
 };
+
+/* The name parts of the next stages: ctx (a training iteration) and the stage's own values. */
+void pb_set_ctx(struct builder *b, const char *ctx);
+void pb_set_matrix(struct builder *b, const char *matrix);
 
 /* Register a malloc'ed string to be freed when the build ends; returns it. */
 void *pb_keep(struct builder *b, void *s);

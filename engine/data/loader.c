@@ -214,7 +214,16 @@ enum tipc_status loader_next(struct loader *L, const struct batch **out)
 {
     *out = NULL;
     if (L->sticky != TIPC_OK) return L->sticky;
-    for (;;) {   /* a batch whose images were all skipped is not handed out */
+    /* a batch whose images were all skipped is not handed out; a whole epoch of such batches
+     * means the source yields nothing: fail rather than spin */
+    for (int empty = 0;; empty++) {
+        if (empty >= L->steps_per_epoch) {
+            *out = NULL;
+            error_msg(TIPC_EDATA, "dataset '%s': no readable image in a whole epoch (%d batches, %ld images skipped)",
+                      L->ds->root, empty, loader_skipped(L));
+            error_hint("every image listed was unreadable (skip_bad skipped them all); check the paths and files above");
+            return L->sticky = TIPC_EDATA;
+        }
         TRY(next_slot(L, out));
         if ((*out)->n > 0) return TIPC_OK;
     }

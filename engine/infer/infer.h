@@ -48,6 +48,9 @@ void infer_free(struct infer_model *m);
 void infer_move(struct infer_model *m, struct backend be);
 
 enum tipc_status infer_save(const struct infer_model *m, const char *path);
+/* Write it to a finished, unpublished staged file (core/staged.h) for staged_publish(). */
+struct staged_file;
+enum tipc_status infer_write(const struct infer_model *m, const char *path, struct staged_file *out);
 /* Load and validate every index and offset; errors name the file. */
 enum tipc_status infer_load(struct infer_model *m, const char *path, int N, struct backend be);
 

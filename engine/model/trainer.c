@@ -12,6 +12,7 @@
 #include "source.h"
 #include "trainer.h"
 #include "../../core/check.h"
+#include "../../core/staged.h"
 #include "../../core/time.h"
 #include "../../core/fs.h"
 #include "../io/checkpoint.h"
@@ -81,6 +82,16 @@ static void fill_meta(struct ckpt_meta *m, const struct recipe *r)
     m->num_classes = r->num_classes;
     m->resolution = r->image_size;
     m->width_mult = (float)r->width_mult;
+}
+
+/* The checkpoint folder exists and takes files; temps of an earlier, killed save are removed. */
+static enum tipc_status output_ready(const struct train_opts *o)
+{
+    if (o->local_rank != 0) return TIPC_OK;   /* only local rank 0 saves (save_epoch) */
+    TRY(mkdir_p(o->r.output_dir));
+    TRY(dir_check_writable(o->r.output_dir, "output folder (Global.output_dir / --output-dir)"));
+    temp_sweep(o->r.output_dir);
+    return TIPC_OK;
 }
 
 static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta *m, struct net *net, bool best)
@@ -327,7 +338,8 @@ enum tipc_status train_run(const struct train_opts *o)
     struct micro mb = {0};
     struct net net = {0};
     enum tipc_status st = TIPC_OK;
-    if (!o->test_only) st = micro_open(&mb, o, m.epoch);
+    if (!o->test_only) st = output_ready(o);   /* a read-only output is an error now, not after an epoch */
+    if (!o->test_only && st == TIPC_OK) st = micro_open(&mb, o, m.epoch);
     if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0);
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
@@ -350,7 +362,6 @@ enum tipc_status train_run(const struct train_opts *o)
         if ((st = evaluate(o, &net, &val, &a1, &a5)) == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
-    if ((st = mkdir_p(r->output_dir)) != TIPC_OK) goto out;
     while (m.epoch < r->epochs) {
         double comm_s = 0, t0 = now_seconds();
         if ((st = train_epoch(o, &net, &mb, &m, &comm_s)) != TIPC_OK) goto out;
