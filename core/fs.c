@@ -115,6 +115,18 @@ enum tipc_status check_replaceable(const char *target)
     return TIPC_EDATA;
 }
 
+/* Make a rename in path's folder durable. */
+static void fsync_parent(const char *path)
+{
+    char *dir = path_dirname(path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
 enum tipc_status publish_dir(const char *tmp, const char *target, const char *source)
 {
     char *marker = xasprintf("%s/%s", tmp, PREPARED_MARKER);
@@ -134,7 +146,15 @@ enum tipc_status publish_dir(const char *tmp, const char *target, const char *so
     TRY(check_replaceable(target));
     struct stat sb;
     char *old = NULL;
-    if (lstat(target, &sb) == 0) {
+    bool exists = lstat(target, &sb) == 0;
+    /* swap in one step where the file system can (no moment without a target, even on a crash);
+     * the old tree is then at `tmp` and is removed */
+    if (exists && renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+        if (rm_rf(tmp) != 0) warning_msg("cannot remove old copy '%s'", tmp);
+        fsync_parent(target);
+        return TIPC_OK;
+    }
+    if (exists) {
         old = temp_name(target);
         if (rename(target, old) != 0) {
             st = error_msg(TIPC_EDATA, "cannot move '%s' aside: %s", target, strerror(errno));
@@ -150,6 +170,7 @@ enum tipc_status publish_dir(const char *tmp, const char *target, const char *so
     }
     if (old && rm_rf(old) != 0) warning_msg("cannot remove old copy '%s'", old);
     free(old);
+    fsync_parent(target);
     return TIPC_OK;
 }
 

@@ -235,8 +235,17 @@ enum tipc_status staged_publish(struct staged_file *set, int n)
     if (st != TIPC_OK) {
         for (int i = 0; i < renamed; i++) {
             int rc = backup[i] ? rename(backup[i], set[i].path) : unlink(set[i].path);
-            if (rc != 0) warning_msg("cannot restore '%s': %s", set[i].path, strerror(errno));
-            else if (backup[i]) { free(backup[i]); backup[i] = NULL; }
+            if (rc == 0) {
+                free(backup[i]);
+                backup[i] = NULL;
+            } else if (backup[i]) {   /* keep the old file where it is, and say so */
+                warning_msg("cannot restore '%s' (%s); the previous file is kept as '%s'", set[i].path,
+                            strerror(errno), backup[i]);
+                free(backup[i]);
+                backup[i] = NULL;
+            } else {
+                warning_msg("cannot remove the new '%s': %s", set[i].path, strerror(errno));
+            }
         }
         if (n > 1 && renamed > 0) error_hint("the previous files were put back");
     } else {

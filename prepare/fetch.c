@@ -167,6 +167,8 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)have);
+    if (o->max_bytes > 0)   /* a declared Content-Length over the cap fails before any byte is written */
+        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(o->max_bytes > have ? o->max_bytes - have : 1));
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, &pr);
@@ -176,6 +178,7 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
     curl_easy_cleanup(c);
     if (pr.tty && !o->quiet) fputc('\n', stderr);
+    if (rc == CURLE_FILESIZE_EXCEEDED) sink.over = true;
     if (!sink.err && !sink.over && fsync(fd) != 0) sink.err = errno;
     if (close(fd) != 0 && !sink.err) sink.err = errno;
     if (sink.over) {

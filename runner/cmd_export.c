@@ -62,7 +62,9 @@ int cmd_export(int argc, char **argv)
     struct mbv3_config cfg = {.num_classes = meta.num_classes, .width_mult = meta.width_mult,
                               .resolution = img ? img : meta.resolution, .dropout = 0.0f};
     struct net net;
-    mobilenet_v3_small_build(&net, &cfg, 1, (struct backend){&backend_cpu_ops, NULL});
+    struct backend cpu;
+    backend_open(&cpu, "cpu", 1); /* export folds and writes on the host */
+    mobilenet_v3_small_build(&net, &cfg, 1, cpu);
     enum tipc_status st = ckpt_load(ckpt, &meta, &net, false);
     struct infer_model m = {0};
     if (st == TIPC_OK) {

@@ -39,7 +39,8 @@ const char usage_prepare[] =
     "    --bench-loader DIR   decode+augment DIR's train split with the engine's loader and print img/s\n"
     "\n"
     "download knobs (also env TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME, TIPC_LOW_SPEED_LIMIT,\n"
-    "TIPC_RETRIES, TIPC_BACKOFF_MS):\n"
+    "TIPC_RETRIES, TIPC_BACKOFF_MS; size cap: the manifest's size:, else env TIPC_MAX_DOWNLOAD\n"
+    "bytes, default 16 GiB):\n"
     "    --connect-timeout S (5)  --low-speed-time S (15)  --low-speed-limit BYTES/S (1024)\n"
     "    --retries N (2)  --backoff-ms MS (500, doubled per retry)  --quiet (no progress)\n";
 

@@ -72,6 +72,12 @@ contains "$OUT" "the download is larger than 1000000 bytes"
 [ $(( $(date +%s) - start )) -le 20 ] || fail "the capped download took too long"
 [ "$(requests /endless/blob.bin)" -eq 1 ] || fail "a download over the cap must not be retried"
 
+echo "# a declared length over the cap is refused before the body is read"
+TIPC_MAX_DOWNLOAD=1000 expect 3 timeout 60 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" \
+    --dest "$TMPDIR/d15" $Q
+contains "$OUT" "the download is larger than 1000 bytes"
+[ -z "$(ls -A "$TMPDIR/d15")" ] || fail "the refused download left: $(ls -A "$TMPDIR/d15")"
+
 echo "# an existing file of the user's that does not match is refused, not replaced"
 mkdir -p "$TMPDIR/d13" && echo "mine" >"$TMPDIR/d13/blob.bin"
 expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d13" $Q

@@ -335,6 +335,21 @@ static void test_skip_bad_with_no_good_image_fails(void **state)
     assert_non_null(strstr(err, "no readable image in a whole epoch (3 batches"));
     free(err);
     dataset_free(&ds);
+
+    /* one good image among them: batches keep coming (the good one), never the error */
+    f = fopen(p, "a");
+    fprintf(f, "../lite/train/00_hstripes_000deg/00000.jpg 0\n");
+    fclose(f);
+    assert_int_equal(dataset_open(&ds, dir, true), TIPC_OK);
+    capture_stderr_begin(&cap);
+    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(loader_next(L, &b), TIPC_OK);
+        assert_int_equal(b->n, 1);
+    }
+    loader_free(L);
+    free(capture_stderr_end(&cap));
+    dataset_free(&ds);
 }
 
 static void test_failure_in_a_later_step_does_not_hang(void **state)
