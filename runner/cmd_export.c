@@ -74,6 +74,7 @@ int cmd_export(int argc, char **argv)
         char *p = xasprintf("%s/inference.tipc", dir), *q = xasprintf("%s/inference.onnx", dir);
         st = infer_save(&m, p);
         if (st == TIPC_OK) st = onnx_export(&m, q);
+        if (st == TIPC_OK) st = onnx_write_labels(dir, m.num_classes);
         free(p);
         free(q);
     }

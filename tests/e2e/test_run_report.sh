@@ -58,12 +58,15 @@ grep -q 'reason: exit status 4' err.txt || fail "table reason"
 
 # 2. a failed train: output kept, passed through, in the failure body; its chain skipped
 rm -rf test_tipc
-printf 'epoch 1 loss 2.30\nTraceback: CUDA out of memory\n' > trainout.txt
+printf 'epoch 1 loss 2.30\n\rtrain [#...]  10%%\rtrain [####] 100%%\nTraceback: CUDA out of memory\n' > trainout.txt
+# the log keeps what a terminal finally shows: a line redrawn with \r only in its last state
+printf 'epoch 1 loss 2.30\ntrain [####] 100%%\nTraceback: CUDA out of memory\n' > trainlog.want
 STUB_FAIL=train.py STUB_CAT="$PWD/trainout.txt" "$TIPC" run "$CFG" lite_train_lite_infer --junit junit2.xml > out.txt 2> err.txt
 assert_eq "$?" 1 "exit code after a failed train"
 assert_eq "$(tail -n 1 out.txt)" "0 passed, 2 failed, 8 skipped" "summary"
 grep -q '^Traceback: CUDA out of memory$' out.txt || fail "training output not passed through to stdout"
-cmp -s trainout.txt "$OUT/tipc/01_train.log" || fail "training output not kept in $OUT/tipc/01_train.log"
+cmp -s trainlog.want "$OUT/tipc/01_train.log" || fail "training output not kept in $OUT/tipc/01_train.log: $(cat -A "$OUT/tipc/01_train.log")"
+grep -q $'\rtrain \[#...\]  10%\rtrain' out.txt || fail "stdout is not passed through byte for byte"
 grep -q '^\[1/10\] train norm_train gpus=0 autocast=False$' err.txt || fail "no [1/10] line: $(head -3 err.txt)"
 grep -q '^\[2/10\] eval norm_train gpus=0 autocast=False: skipped (train\[norm_train gpus=0 autocast=False\] failed)$' err.txt ||
     fail "skip line: $(grep '^\[2/10\]' err.txt)"
