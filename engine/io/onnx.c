@@ -11,6 +11,7 @@
 #include "binfile.h"
 #include "onnx.h"
 #include "../../core/check.h"
+#include "../../core/staged.h"
 #include "../../core/banned.h"
 
 struct pool { void **p; size_t n, cap; };
@@ -240,25 +241,21 @@ static void add_preprocessing(struct pool *pl, Onnx__ModelProto *mp, const struc
     add_meta(pl, mp, "labels", ONNX_LABEL_FILE);
 }
 
-enum tipc_status onnx_write_labels(const char *dir, int num_classes)
+enum tipc_status onnx_write_labels(const char *dir, int num_classes, struct staged_file *out)
 {
-    char *path = xasprintf("%s/%s", dir, ONNX_LABEL_FILE), *tmp = xasprintf("%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    bool ok = f != NULL;
-    for (int k = 0; ok && k < num_classes; k++) ok = fprintf(f, "%d class_%d\n", k, k) > 0;
-    ok = ok && !fflush(f) && !fsync(fileno(f));
-    if (f && fclose(f)) ok = false;
-    enum tipc_status st = TIPC_OK;
-    if (!ok || rename(tmp, path)) {
-        st = error_msg(TIPC_EIO, "cannot write '%s'", path);
-        unlink(tmp);
-    }
-    free(tmp);
+    char *path = xasprintf("%s/%s", dir, ONNX_LABEL_FILE);
+    enum tipc_status st = staged_open(out, path);
     free(path);
-    return st;
+    if (st != TIPC_OK) return st;
+    for (int k = 0; k < num_classes; k++) {
+        char line[48];
+        int n = snprintf(line, sizeof line, "%d class_%d\n", k, k);
+        staged_write(out, line, (size_t)n);
+    }
+    return staged_finish(out);
 }
 
-enum tipc_status onnx_export(const struct infer_model *m, const char *path)
+enum tipc_status onnx_write(const struct infer_model *m, const char *path, struct staged_file *out)
 {
     struct pool pl = {0};
     Onnx__GraphProto g;
@@ -286,21 +283,22 @@ enum tipc_status onnx_export(const struct infer_model *m, const char *path)
     size_t n = onnx__model_proto__get_packed_size(&mp);
     uint8_t *buf = xmalloc(n);
     onnx__model_proto__pack(&mp, buf);
-    /* ONNX files have no magic: write raw bytes atomically (temp + fsync + rename) */
-    char *tmp = xasprintf("%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    enum tipc_status st = TIPC_OK;
-    bool ok = f && fwrite(buf, 1, n, f) == n && !fflush(f) && !fsync(fileno(f));
-    if (f && fclose(f)) ok = false;
-    if (!ok || rename(tmp, path)) {
-        st = error_msg(TIPC_EIO, "cannot write '%s'", path);
-        unlink(tmp);
+    enum tipc_status st = staged_open(out, path);
+    if (st == TIPC_OK) {
+        staged_write(out, buf, n);
+        st = staged_finish(out);
     }
-    free(tmp);
     free(buf);
     free(g.node);
     free(g.initializer);
     for (size_t i = 0; i < pl.n; i++) free(pl.p[i]);
     free(pl.p);
     return st;
+}
+
+enum tipc_status onnx_export(const struct infer_model *m, const char *path)
+{
+    struct staged_file f;
+    TRY(onnx_write(m, path, &f));
+    return staged_publish(&f, 1);
 }
