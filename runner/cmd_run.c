@@ -167,8 +167,13 @@ static enum tipc_status run_one(const struct plan *p, int i, int k, int total, c
     double secs = now_seconds() - t0;
     if (log) st = tee_finish(&tee);
     if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
-    enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, NULL, wall,
+    /* our own commands' exit codes have documented meanings: say which (README's table) */
+    const char *meaning = status > 0 && s->cl.argc > 0 && !strcmp(s->cl.argv[0], "tipc")
+                              ? tipc_status_name((enum tipc_status)status) : "unknown";
+    char *why = strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
+    enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, why, wall,
                                        secs, s->line);
+    free(why);
     done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
     free(name);
     free(log);
