@@ -13,6 +13,7 @@
 #include "xml_text.h"
 #include "../engine/io/metrics.h"
 #include "../core/check.h"
+#include "../core/staged.h"
 #include "../core/banned.h"
 
 #define GREEN "\033[32m"
@@ -194,7 +195,7 @@ void report_summary(const struct report *r, FILE *table, FILE *out)
 
 enum tipc_status report_write_file(const char *path, const void *data, size_t len, const char *what)
 {
-    char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+    char *tmp = temp_name(path);   /* our temp name: a killed write's leftover is swept (core/staged.h) */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     int err = fd < 0 ? errno : 0;
     for (size_t off = 0; !err && off < len;) {
