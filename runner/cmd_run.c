@@ -122,6 +122,8 @@ static int run_stage(const struct stage *s, const struct stage_env *se, const ch
     set[ns++] = se->metrics;
     set[ns++] = se->progress;
     set[ns++] = stage;
+    /* its output now goes through a pipe: keep Python's training log live, as on a terminal */
+    if (tee && !getenv("PYTHONUNBUFFERED")) set[ns++] = "PYTHONUNBUFFERED=1";
     struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1};
     int status = proc_run(&s->cl, &env);
     free(cvd);
