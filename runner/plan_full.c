@@ -144,6 +144,7 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
         const char *run_export = count < ne ? exports[count] : "";
         const char *base = strrchr(infer_model, '/');
         pb_set_ctx(b, FMT("model=%s", base && base[1] ? base + 1 : infer_model)); /* a path from the config */
+        b->pass_tag = FMT("model_%d", count);
         const char *quant = !strcmp(b->p->mode, "klquant_whole_infer") && style(b)->klquant_relayout ? "True"
                             : count < nq ? quants[count] : "";
         if (pb_sh_ne(run_export, "null") && style(b)->export_to_dirname) {
@@ -243,8 +244,10 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
         b->p->st[b->p->n - 1].append_to = xasprintf("%s.log", save_log);
     }
     b->infer_gpu = fs->gpus_in_infer_logs ? g->gpu : NULL;
+    b->p->st[b->p->n - 1].rank_log_dir = xasprintf("%s/log", save_log);
 
     const char *nodes_tag = FMT("%s_nodes_%d", tag, multi_node ? g->nodes : 1);
+    b->pass_tag = strrchr(nodes_tag, '/') ? strrchr(nodes_tag, '/') + 1 : nodes_tag;
     const char *weights = FMT("%s/%s", save_log, V(10));
     if (fs->load_norm_pretrain && pb_sh_eq(r->trainer, K(15)) && !multi_node) *r->load_norm = SETP(K(9), weights);
     if (pb_sh_ne(V(23), "null")) {
