@@ -105,6 +105,7 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
                                    int line, const char *log, bool cat)
 {
     struct plan *p = b->p;
+    bool exec_is_cmd = !strcmp(exec, cmd);
     if (kind == STAGE_INFER && log && b->pass_tag) {   /* the original overwrites: keep both logs */
         bool used = false;
         for (int i = 0; i < p->n && !used; i++) used = p->st[i].log_path && !strcmp(p->st[i].log_path, log);
@@ -115,6 +116,7 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
                                      : FMT("%s_%s", b->pass_tag, log);
             cmd = FMT("%.*s> %s %s", (int)(hit - cmd), cmd, nlog, hit + strlen(pat));
             log = nlog;
+            if (exec_is_cmd) exec = cmd;
         }
     }
     b->bytes += strlen(cmd);
