@@ -197,9 +197,14 @@ fuzz: $(FUZZ_BINS)
 	  cp ../shared/tipc-configs/*.txt $$c/ 2>/dev/null; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -close_fd_mask=2 -print_final_stats=1 $$c || exit 1; done
 
+# PREFIX/bin/tipc, and PREFIX/share/tipc/{configs,images}: an installed config finds its recipe and
+# demo image there from any working directory (README "Running from anywhere").
+SHARE_DIR = $(DESTDIR)$(PREFIX)/share/tipc
 install: bin/tipc
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE_DIR)/images
 	install -m 755 bin/tipc $(DESTDIR)$(PREFIX)/bin/tipc
+	$(Q)for f in $$(find configs -type f | LC_ALL=C sort); do install -D -m 644 "$$f" "$(SHARE_DIR)/$$f" || exit 1; done
+	install -m 644 images/demo.jpg $(SHARE_DIR)/images/demo.jpg
 
 clean:
 	rm -rf build bin

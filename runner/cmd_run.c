@@ -11,6 +11,8 @@
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
+#include "run_cluster.h" /* defines: run_check_cluster */
+#include "plan_inputs.h" /* defines: plan_resolve_inputs */
 #include "tee.h"       /* defines: tee_start, tee_finish */
 #include "report_html.h" /* defines: report_html */
 #include "../engine/io/metrics.h" /* defines: metrics_create, metrics_emit */
@@ -114,10 +116,11 @@ struct stage_env {
 static int run_stage(const struct stage *s, const struct stage_env *se, const char *name, struct tee *tee)
 {
     const char *set[8] = {0}, *unset[2] = {0};
-    char *cvd = NULL, *stage = xasprintf("TIPC_STAGE=%s", name);
+    char *cvd = NULL, *logdir = NULL, *stage = xasprintf("TIPC_STAGE=%s", name);
     int ns = 0;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
+    if (s->rank_log_dir) set[ns++] = logdir = xasprintf("TIPC_LOG_DIR=%s", s->rank_log_dir);   /* under --output */
     if (se->pod_ip) set[ns++] = se->pod_ip;
     set[ns++] = se->metrics;
     set[ns++] = se->progress;
@@ -127,6 +130,7 @@ static int run_stage(const struct stage *s, const struct stage_env *se, const ch
     struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1};
     int status = proc_run(&s->cl, &env);
     free(cvd);
+    free(logdir);
     free(stage);
     return status;
 }
@@ -258,8 +262,10 @@ int cmd_run(int argc, char **argv)
     struct plan_opts o = {a.output, a.gpuid};
     enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
     if (st == TIPC_OK) {
-        if (a.dry_run) print_plan(&p, &a);
-        else st = run_plan(&p, &a);
+        st = plan_resolve_inputs(&p, a.config);   /* before anything runs */
+        if (st == TIPC_OK) st = run_check_cluster(&p, a.config);
+        if (st == TIPC_OK && a.dry_run) print_plan(&p, &a);
+        else if (st == TIPC_OK) st = run_plan(&p, &a);
         plan_free(&p);
     }
     cfg_free(&cfg);

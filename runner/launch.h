@@ -34,8 +34,15 @@ struct launch_opts {
     int heartbeat_s;     /* --heartbeat_timeout: a silent node is declared dead after this, default 10 */
     int grace_s;         /* --grace: SIGTERM to SIGKILL, default 3 */
     bool echo_all;       /* --echo=all: every rank on the console, not only local rank 0 */
+    bool standalone;     /* torchrun --standalone: one node, local store */
+    int max_restarts;    /* --max_restarts / --max_restart (accepted, not yet honoured) */
     char **cmd;          /* CMD ARGS... (points into argv) */
     int ncmd;
+    /* from a scheduler's environment (launch_sched.c), -1 / NULL when none */
+    int sched_rank;      /* this node's index as the scheduler says */
+    char *sched_rank_src;/* "SLURM_NODEID (Slurm)" */
+    char *sched_master;  /* the scheduler's master host */
+    int sched_port;
     /* resolved by launch_resolve() */
     char *token;         /* env TIPC_JOB_TOKEN, else generated (1 node) or derived (warned) */
     char *self_ip;       /* this node's address, given to ranks for the collectives' transport */
@@ -55,6 +62,11 @@ void launch_opts_free(struct launch_opts *o);
 char **launch_host_addrs(void);
 /* Index of this host in ips[] given its addresses: >= 0, -1 none, -2 more than one. */
 int launch_match_node(char **ips, int nips, char **addrs);
+/* Do two host names/addresses resolve to a common address? */
+bool launch_same_host(const char *a, const char *b);
+/* launch_sched.c: take nnodes/ips/node/master defaults from a scheduler's environment (Slurm,
+ * OpenPAI, Paddle, torchrun: cluster_env.h); a flag that disagrees with it is TIPC_EUSAGE. */
+enum tipc_status launch_apply_cluster(struct launch_opts *o);
 
 
 #endif
