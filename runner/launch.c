@@ -122,6 +122,8 @@ static enum tipc_status set_flag(struct launch_opts *o, const char *name, const 
         return parse_int_flag("--join_timeout", v, 1, 86400, &o->join_timeout_s);
     } else if (!strcmp(name, "heartbeat_timeout")) {
         return parse_int_flag("--heartbeat_timeout", v, 2, 86400, &o->heartbeat_s);
+    } else if (!strcmp(name, "watchdog")) {
+        return parse_int_flag("--watchdog", v, 0, 86400, &o->watchdog_s);
     } else if (!strcmp(name, "grace")) {
         return parse_int_flag("--grace", v, 0, 3600, &o->grace_s);
     } else if (!strcmp(name, "echo")) {
@@ -144,6 +146,9 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
     o->join_timeout_s = 60;
     o->heartbeat_s = 10;
     o->grace_s = 3;
+    o->watchdog_s = LAUNCH_DEFAULT_WATCHDOG;
+    const char *wd = getenv("TIPC_LAUNCH_WATCHDOG");
+    if (wd && *wd) TRY(parse_int_flag("TIPC_LAUNCH_WATCHDOG", wd, 0, 86400, &o->watchdog_s));
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -402,31 +407,6 @@ static enum tipc_status resolve_master(struct launch_opts *o)
     return TIPC_OK;
 }
 
-static char *make_token(const struct launch_opts *o)
-{
-    const char *env = getenv("TIPC_JOB_TOKEN");
-    if (env && *env) return xstrdup(env);
-    unsigned char r[16] = {0};
-    char *s = xcalloc(1, 2 * sizeof r + 1);
-    if (o->nnodes == 1) {   /* one node: nobody else needs to know it */
-        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || read(fd, r, sizeof r) != (ssize_t)sizeof r)
-            for (size_t i = 0; i < sizeof r; i++) r[i] = (unsigned char)(rand() ^ getpid());
-        if (fd >= 0) close(fd);
-    } else {   /* every node derives the same token: keeps jobs apart, is no secret */
-        /* not the node list: nodes that disagree on it must meet and be told so, not get a 403 */
-        char *seed = xasprintf("tipc|%s|%s:%d", o->job_id, o->master_host, o->master_port);
-        uint64_t h1 = 1469598103934665603ULL, h2 = 1099511628211ULL * 31;
-        for (const char *p = seed; *p; p++) h1 = (h1 ^ (unsigned char)*p) * 1099511628211ULL, h2 = (h2 ^ h1) * 0x9E3779B97F4A7C15ULL;
-        memcpy(r, &h1, 8), memcpy(r + 8, &h2, 8);
-        free(seed);
-        warning_msg("launch: TIPC_JOB_TOKEN is not set; using a token derived from the job id and master endpoint "
-                    "(it keeps jobs apart but is no secret: export the same random TIPC_JOB_TOKEN on every node)");
-    }
-    for (size_t i = 0; i < sizeof r; i++) snprintf(s + 2 * i, 3, "%02x", r[i]);
-    return s;
-}
-
 enum tipc_status launch_resolve(struct launch_opts *o)
 {
     TRY(launch_apply_cluster(o));
@@ -464,6 +444,11 @@ enum tipc_status launch_resolve(struct launch_opts *o)
     else if (o->node_rank == 0) o->self_ip = xstrdup(o->master_host);
     else o->self_ip = route_addr_to(o->master_host);
     if (!o->self_ip) return error_msg(TIPC_EDIST, "launch: node %d: no route to master '%s'", o->node_rank, o->master_host);
-    o->token = make_token(o);
-    return TIPC_OK;
+    /* the watchdog must speak before the collectives' own timeout ends the waiting ranks, which
+     * would only name the ranks that waited */
+    const char *ct = getenv("TIPC_COMM_TIMEOUT");
+    int cts = 0;
+    if (ct && parse_int(ct, 1, 86400, &cts) && o->watchdog_s > 0 && o->watchdog_s > cts - 5)
+        o->watchdog_s = cts - 5 >= 10 ? cts - 5 : 0;   /* a timeout this short ends a stall first itself */
+    return launch_secret(o);
 }

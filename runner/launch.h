@@ -15,6 +15,7 @@
 #define LAUNCH_DEFAULT_PORT 6170   /* master port when nnodes > 1 and none is given */
 #define LAUNCH_MAX_NODES 1024
 #define LAUNCH_MAX_NPROC 256
+#define LAUNCH_DEFAULT_WATCHDOG 120   /* s: a rank stuck this long is named and the job stopped */
 
 struct launch_opts {
     /* as given (NULL / -1 when absent) */
@@ -33,6 +34,7 @@ struct launch_opts {
     int join_timeout_s;  /* --join_timeout, default 60 */
     int heartbeat_s;     /* --heartbeat_timeout: a silent node is declared dead after this, default 10 */
     int grace_s;         /* --grace: SIGTERM to SIGKILL, default 3 */
+    int watchdog_s;      /* --watchdog (env TIPC_LAUNCH_WATCHDOG): name a rank stuck this long, 0 off; default 120 */
     bool echo_all;       /* --echo=all: every rank on the console, not only local rank 0 */
     bool standalone;     /* torchrun --standalone: one node, local store */
     int max_restarts;    /* --max_restarts / --max_restart (accepted, not yet honoured) */
@@ -44,7 +46,7 @@ struct launch_opts {
     char *sched_master;  /* the scheduler's master host */
     int sched_port;
     /* resolved by launch_resolve() */
-    char *token;         /* env TIPC_JOB_TOKEN, else generated (1 node) or derived (warned) */
+    char *token;         /* the job's secret: launch_secret() */
     char *self_ip;       /* this node's address, given to ranks for the collectives' transport */
     bool is_subcommand;  /* cmd[0] is a tipc subcommand: exec /proc/self/exe */
 };
@@ -56,6 +58,9 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv);
 enum tipc_status launch_resolve(struct launch_opts *o);
 /* Join, spawn, watch; returns the exit code (0, a failing rank's code, TIPC_EDIST, TIPC_EINTR). */
 int launch_run(struct launch_opts *o);
+/* launch_secret.c: the job's token from TIPC_JOB_TOKEN, TIPC_JOB_TOKEN_FILE (0600), a random one for
+ * one node, this user's host secret when every node is on this host; else TIPC_EUSAGE. */
+enum tipc_status launch_secret(struct launch_opts *o);
 void launch_opts_free(struct launch_opts *o);
 
 /* This host's interface addresses (getifaddrs, numeric, IPv4 and IPv6), NULL-terminated, owned. */

@@ -17,6 +17,7 @@ static int clear_env(void **s)
 {
     (void)s;
     for (int i = 0; ENVS[i]; i++) unsetenv(ENVS[i]);
+    setenv("TIPC_JOB_TOKEN", "unit-test-secret-0123456789", 1);   /* several hosts need a secret (launch_secret.c) */
     return 0;
 }
 
@@ -54,7 +55,13 @@ static void test_paddle_flags(void **s)
     assert_true(o.is_subcommand);
     assert_int_equal(o.ncmd, 3);
     assert_string_equal(o.cmd[2], "x.yaml");
-    assert_int_equal(strlen(o.token), 32);    /* derived: no TIPC_JOB_TOKEN */
+    assert_string_equal(o.token, "unit-test-secret-0123456789");   /* several hosts: the secret given */
+    launch_opts_free(&o);
+    unsetenv("TIPC_JOB_TOKEN");   /* and none at all: refused, never derived */
+    char *err = NULL;
+    assert_int_equal(run(&o, &err, argv), TIPC_EUSAGE);
+    assert_non_null(strstr(err, "a job over several hosts needs a shared secret"));
+    free(err);
     launch_opts_free(&o);
 }
 
