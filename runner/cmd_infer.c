@@ -261,19 +261,19 @@ int cmd_infer(int argc, char **argv)
 {
     struct infer_flags f = {.img_path = "./images/demo.jpg", .batch = 1, .topk = 5};
     const struct flag tbl[] = {
-        {"--model-dir", NULL, FLAG_STR, &f.model_dir, NULL},
-        {"--img-path", NULL, FLAG_STR, &f.img_path, NULL},
-        {"--batch-size", NULL, FLAG_INT, &f.batch, NULL},
-        {"--max-batch-size", NULL, FLAG_INT, &f.max_batch, NULL},
-        {"--use-gpu", NULL, FLAG_BOOL, &f.use_gpu, NULL},
-        {"--cpu-threads", NULL, FLAG_INT, &f.threads, NULL},
-        {"--benchmark", NULL, FLAG_BOOL, &f.benchmark, NULL},
-        {"--resize-size", NULL, FLAG_INT, &f.resize, NULL},
-        {"--crop-size", NULL, FLAG_INT, &f.crop, NULL},
-        {"--warmup", NULL, FLAG_INT, &f.warmup, NULL},
-        {"--top-k", NULL, FLAG_INT, &f.topk, NULL},
-        {"--input-raw", NULL, FLAG_STR, &f.in_raw, NULL},
-        {"--output-raw", NULL, FLAG_STR, &f.out_raw, NULL},
+        {"--model-dir", NULL, FLAG_STR, &f.model_dir, NULL, 0, 0},
+        {"--img-path", NULL, FLAG_STR, &f.img_path, NULL, 0, 0},
+        {"--batch-size", NULL, FLAG_INT, &f.batch, NULL, 1, 4096},
+        {"--max-batch-size", NULL, FLAG_INT, &f.max_batch, NULL, 0, 4096},
+        {"--use-gpu", NULL, FLAG_BOOL, &f.use_gpu, NULL, 0, 0},
+        {"--cpu-threads", NULL, FLAG_INT, &f.threads, NULL, 0, 1024},
+        {"--benchmark", NULL, FLAG_BOOL, &f.benchmark, NULL, 0, 0},
+        {"--resize-size", NULL, FLAG_INT, &f.resize, NULL, 0, 4096},
+        {"--crop-size", NULL, FLAG_INT, &f.crop, NULL, 0, 2048},
+        {"--warmup", NULL, FLAG_INT, &f.warmup, NULL, 0, 1000000},
+        {"--top-k", NULL, FLAG_INT, &f.topk, NULL, 1, 100000},
+        {"--input-raw", NULL, FLAG_STR, &f.in_raw, NULL, 0, 0},
+        {"--output-raw", NULL, FLAG_STR, &f.out_raw, NULL, 0, 0},
         {0},
     };
     bool help;

@@ -53,11 +53,11 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
 {
     memset(a, 0, sizeof *a);
     const struct flag tbl[] = {
-        {"--dry-run", NULL, FLAG_SWITCH, &a->dry_run, NULL},
-        {"--no-prepare", NULL, FLAG_SWITCH, &a->no_prepare, NULL},
-        {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL},
-        {"--output", NULL, FLAG_STR, &a->output, NULL},
-        {"--junit", NULL, FLAG_STR, &a->junit, NULL},
+        {"--dry-run", NULL, FLAG_SWITCH, &a->dry_run, NULL, 0, 0},
+        {"--no-prepare", NULL, FLAG_SWITCH, &a->no_prepare, NULL, 0, 0},
+        {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL, 0, 0},
+        {"--output", NULL, FLAG_STR, &a->output, NULL, 0, 0},
+        {"--junit", NULL, FLAG_STR, &a->junit, NULL, 0, 0},
         {0},
     };
     const char *pos[3] = {0};

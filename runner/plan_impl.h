@@ -17,7 +17,11 @@ struct builder {
     const char *cvd_value;
     const char *python;         /* ${python} */
     const char *launch;         /* "-m paddle.distributed.launch", or "launch" for our configs */
+    const char *out_dir;        /* the real output directory; p->log_dir is PLAN_DIR_MARK while building */
 };
+
+/* Stands for the output directory in commands being built; no config or path holds it. */
+#define PLAN_DIR_MARK "\x1dTIPC_OUTPUT_DIR\x1d"
 
 #define K(i) (cfg_at(b->cfg, (i))->key)
 #define V(i) (cfg_at(b->cfg, (i))->value)
