@@ -20,7 +20,7 @@
 
 const char usage_run[] =
     "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"
-    "                [--no-prepare]\n"
+    "                [--no-prepare] [--stage-timeout DURATION]\n"
     "\n"
     "Run a TIPC config's chain for MODE, exactly as test_tipc/test_train_inference_python.sh would:\n"
     "training for each gpu_list item and trainer, eval, export, then inference for each use_gpu x\n"
@@ -40,14 +40,37 @@ const char usage_run[] =
     "  --junit FILE     also write a JUnit XML report\n"
     "  --no-prepare     for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
     "                   (it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)\n"
+    "  --stage-timeout DURATION\n"
+    "                   stop a stage that runs longer (300, 90s, 5m, 2h, 1d; default: TIPC_STAGE_TIMEOUT,\n"
+    "                   else none): SIGTERM to it and every process it started, SIGKILL 5 s later; the\n"
+    "                   stage is `Run failed` (status 124) with the reason on stderr, later stages run\n"
     "\n"
     "Commands run with fork/execvp, never through a shell: `> FILE`, `>> FILE` and `2>&1` are applied\n"
     "by tipc; other shell syntax in a command is refused (exit 2, nothing run).\n";
 
 struct run_args {
-    const char *config, *mode, *gpuid, *node_ip, *output, *junit;
+    const char *config, *mode, *gpuid, *node_ip, *output, *junit, *timeout_text;
     bool dry_run, no_prepare;
+    double timeout_s;    /* 0: none */
 };
+
+/* "300", "90s", "5m", "2h", "1d" (a number with an optional unit, as timeout(1) takes it) into
+ * seconds in (0, 30 days]. */
+static bool parse_duration(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || errno || !(x > 0)) return false;
+    double unit = 1;
+    if (*end == 's') unit = 1, end++;
+    else if (*end == 'm') unit = 60, end++;
+    else if (*end == 'h') unit = 3600, end++;
+    else if (*end == 'd') unit = 86400, end++;
+    if (*end) return false;
+    *out = x * unit;
+    return *out <= 30 * 86400.0;
+}
 
 static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
 {
@@ -58,6 +81,7 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
         {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL, 0, 0},
         {"--output", NULL, FLAG_STR, &a->output, NULL, 0, 0},
         {"--junit", NULL, FLAG_STR, &a->junit, NULL, 0, 0},
+        {"--stage-timeout", NULL, FLAG_STR, &a->timeout_text, NULL, 0, 0},
         {0},
     };
     const char *pos[3] = {0};
@@ -67,6 +91,12 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
     const char *opt[][2] = {{"--node_ip", a->node_ip}, {"--output", a->output}, {"--junit", a->junit}};
     for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
         if (opt[k][1] && !*opt[k][1]) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", opt[k][0]);
+    const char *from = "--stage-timeout";
+    if (!a->timeout_text && getenv("TIPC_STAGE_TIMEOUT") && *getenv("TIPC_STAGE_TIMEOUT"))
+        a->timeout_text = getenv("TIPC_STAGE_TIMEOUT"), from = "TIPC_STAGE_TIMEOUT";
+    if (a->timeout_text && strcmp(a->timeout_text, "0") && !parse_duration(a->timeout_text, &a->timeout_s))
+        return error_msg(TIPC_EUSAGE, "%s '%s': want a duration in 1s..30d such as 300, 90s, 5m, 2h (0: none)", from,
+                         a->timeout_text);
     if (npos < 2) {
         fputs(usage_run, stderr);
         return TIPC_EUSAGE;
@@ -99,7 +129,8 @@ static void print_plan(const struct plan *p, const struct run_args *a)
     }
 }
 
-static int run_stage(const struct stage *s, const char *self, const char *pod_ip_env)
+static int run_stage(const struct stage *s, const char *self, const char *pod_ip_env, const struct run_args *a,
+                     const char *config)
 {
     const char *set[4] = {0}, *unset[2] = {0};
     char *cvd = NULL;
@@ -107,9 +138,17 @@ static int run_stage(const struct stage *s, const char *self, const char *pod_ip
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
     if (pod_ip_env) set[ns++] = pod_ip_env;
-    struct proc_env env = {self, set, unset};
-    int status = proc_run(&s->cl, &env);
+    struct proc_env env = {self, set, unset, a->timeout_s};
+    struct proc_result res;
+    int status = proc_run(&s->cl, &env, &res);
     free(cvd);
+    const char *kind = stage_kind_name(s->kind);
+    if (res.timed_out)
+        error_at(TIPC_EFAIL, config, s->line, "the %s stage timed out after %s (--stage-timeout); it and every "
+                 "process it started were stopped (SIGTERM, SIGKILL after 5 s)", kind, a->timeout_text);
+    else if (res.leftovers)
+        warning_msg("%s:%d: the %s stage ended but left %d process%s running; stopped (nothing a stage starts "
+                    "outlives it)", config, s->line, kind, res.leftovers, res.leftovers == 1 ? "" : "es");
     return status;
 }
 
@@ -132,7 +171,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
             continue;
         }
         double t0 = now_seconds();
-        int status = run_stage(s, self, pod_ip);
+        int status = run_stage(s, self, pod_ip, a, a->config);
         if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
         enum tipc_status ws = report_stage(&r, stage_kind_name(s->kind), s->cmd, s->log_path, status,
                                            now_seconds() - t0, s->line);
