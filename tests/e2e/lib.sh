@@ -9,3 +9,9 @@ make_root() {
     export PATH="$ROOT/tests/e2e/stub:$PATH"
     cd "$ROOT_DIR" || fail "cd"
 }
+# The original's lite dataset beside the repository (CI clones with shared/ next to it): sets TAR,
+# or skips the test with the reason.
+lite_data_tar() {
+    TAR="$ROOT/../shared/data/lite_data.tar"
+    [ -f "$TAR" ] || skip "$TAR not found (the original's lite data lives in ../shared beside the repository)"
+}

@@ -96,20 +96,6 @@ contains "$OUT" "has no mode 'whole_infer'"
 expect 2 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest nope.yaml
 expect 2 "$TIPC" prepare "$CFG"
 
-echo "# the original TIPC lite data through a file:// URL (works offline), when ../shared has it"
-LITE=""
-for t in "$ROOT/../shared/data/lite_data.tar" "$ROOT/../../shared/data/lite_data.tar"; do [ -f "$t" ] && LITE=$(cd "$(dirname "$t")" && pwd)/lite_data.tar && break; done
-if [ -n "$LITE" ]; then
-    rm -rf data
-    manifest "file://$LITE" "8742241c249b45430a973ad834ed8fe4df6ded3c673f9869fa309f22fdd6aa1c" "" >m5.yaml
-    expect 0 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m5.yaml --offline --quiet
-    contains "$OUT" "fetched file://$LITE (sha256 verified)"
-    [ "$(find data/lite_data/train -name '*.JPEG' | wc -l)" -eq 16 ] || fail "real lite data: expected 16 train JPEGs"
-    [ "$(find data/lite_data/train -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 1000 ] || fail "real lite data: 1000 class folders"
-else
-    echo "(skipped: ../shared/data/lite_data.tar is absent)"
-fi
-
 echo "# the repository's manifest on a fresh directory, offline by env: seconds, no network"
 rm -rf data
 cp "$ROOT/configs/datasets.yaml" configs/datasets.yaml
