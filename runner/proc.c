@@ -14,6 +14,7 @@
 static volatile sig_atomic_t got_signal;
 static volatile pid_t running_group;
 static bool sigint_ignored;
+static const char *run_mark; /* spawn_guard_start's mark, put in every stage's environment */
 
 static void on_signal(int sig)
 {
@@ -39,6 +40,7 @@ void proc_signals_init(void)
         sigaction(sigs[i], &sa, NULL);
     }
     spawn_become_subreaper();
+    run_mark = spawn_guard_start();
 }
 
 int proc_interrupted(void) { return got_signal; }
@@ -48,9 +50,10 @@ int proc_run(const struct cmdline *c, const struct proc_env *env, struct proc_re
     /* the command's own NAME=value words come after the caller's edits, as the shell applies them */
     size_t nset = 0;
     while (env && env->set && env->set[nset]) nset++;
-    const char **set = xcalloc(nset + (size_t)c->nenv + 1, sizeof *set);
+    const char **set = xcalloc(nset + (size_t)c->nenv + 2, sizeof *set);
     for (size_t i = 0; i < nset; i++) set[i] = env->set[i];
     for (int i = 0; i < c->nenv; i++) set[nset + (size_t)i] = c->env[i];
+    if (run_mark) set[nset + (size_t)c->nenv] = run_mark;
     struct spawn s = SPAWN_INIT;
     s.argv = c->argv;
     s.file = env && env->self_exe && !strcmp(c->argv[0], "tipc") ? env->self_exe : NULL;

@@ -19,6 +19,8 @@
 #include "../engine/core/check.h"
 #include "../engine/core/banned.h"
 
+static pid_t guard_pid; /* spawn_guard_start's watcher: ours, but not part of any stage's tree */
+
 static double mono(void)
 {
     struct timespec ts;
@@ -183,7 +185,7 @@ static void mark_descendants(struct pinfo *v, int n, pid_t root)
     for (bool grew = true; grew;) {
         grew = false;
         for (int i = 0; i < n; i++) {
-            if (v[i].mine) continue;
+            if (v[i].mine || v[i].pid == guard_pid) continue;
             bool under = v[i].ppid == root;
             for (int j = 0; j < n && !under; j++) under = v[j].mine && v[j].pid == v[i].ppid;
             if (under) v[i].mine = grew = true;
@@ -203,6 +205,40 @@ int spawn_count_descendants(void)
     return live;
 }
 
+/* Could there be a descendant to stop? Every live descendant hangs below a child of ours (orphans
+ * are re-parented to us, the subreaper), so: is any child of ours other than `except` and the guard
+ * alive, or is anyone left in group `pgid`? Reads /proc/self/task/ * /children, a few small files,
+ * instead of every process's stat (which costs tens of ms on a busy machine, after every stage).
+ * True when it cannot tell. */
+static bool may_have_descendants(pid_t pgid, pid_t except)
+{
+    if (pgid > 0 && kill(-pgid, 0) == 0) return true;
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return true;
+    bool any = false;
+    for (struct dirent *e; !any && (e = readdir(d));) {
+        if (!isdigit((unsigned char)e->d_name[0])) continue;
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            any = true; /* no such file (kernel without CONFIG_PROC_CHILDREN): walk */
+            break;
+        }
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (k >= (ssize_t)sizeof buf - 1) any = true;
+        buf[k > 0 ? k : 0] = 0;
+        for (char *q = buf, *end; !any && *q; q = end) {
+            long pid = strtol(q, &end, 10);
+            if (end == q) break;
+            if (pid != except && pid != guard_pid) any = true;
+        }
+    }
+    closedir(d);
+    return any;
+}
+
 static bool in_list(const pid_t *l, int n, pid_t p)
 {
     for (int i = 0; i < n; i++)
@@ -212,6 +248,7 @@ static bool in_list(const pid_t *l, int n, pid_t p)
 
 int spawn_stop_tree(pid_t pgid, int sig, double grace_s, pid_t wait_pid)
 {
+    if (!may_have_descendants(pgid, wait_pid)) return 0;
     pid_t self = getpid(), *sent = NULL;
     size_t cap = 0;
     int nsent = 0;
@@ -256,6 +293,88 @@ int spawn_stop_tree(pid_t pgid, int sig, double grace_s, pid_t wait_pid)
 
 void spawn_become_subreaper(void) { prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
+/* ---- when tipc itself is killed ------------------------------------------------------------ */
+
+/* SIGKILL of tipc leaves nobody to sweep the stage's tree, and its orphans go to init. So a small
+ * forked watcher (the guard) waits for tipc's end on a pipe and then stops every process whose
+ * environment carries this run's mark, which each stage and all it starts inherit. */
+
+/* Does /proc/PID/environ hold `mark` as one whole "NAME=value" entry? */
+static bool has_mark(const char *pid, const char *mark)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/proc/%s/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    static char buf[1 << 20];
+    size_t n = 0;
+    for (ssize_t k; n < sizeof buf - 1 && (k = read(fd, buf + n, sizeof buf - 1 - n)) > 0;) n += (size_t)k;
+    close(fd);
+    buf[n] = 0;
+    size_t ml = strlen(mark);
+    for (size_t i = 0; i + ml <= n; i += strlen(buf + i) + 1)
+        if (!memcmp(buf + i, mark, ml) && buf[i + ml] == 0) return true;
+    return false;
+}
+
+/* Signal every marked process; returns how many there were. */
+static int signal_marked(const char *mark, int sig)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!isdigit((unsigned char)e->d_name[0])) continue;
+        pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+        if (pid == getpid() || !has_mark(e->d_name, mark)) continue;
+        kill(pid, sig);
+        kill(pid, SIGCONT);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+TIPC_NORETURN static void guard_main(int rfd, const char *mark)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], SIG_IGN);
+    setsid(); /* out of tipc's group and terminal: a signal meant for tipc's job is not for us */
+    int nul = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3; fd++) dup2(nul, fd);
+    for (int fd = 3; fd < 1024; fd++)
+        if (fd != rfd) close(fd);
+    char b;
+    while (read(rfd, &b, 1) < 0 && errno == EINTR) {}
+    /* tipc is gone: TERM, 5 s, then KILL (zombies keep the mark until reaped by init: count them out
+     * by giving up after the KILL rounds) */
+    double t0 = mono();
+    while (signal_marked(mark, SIGTERM) && mono() - t0 < 5) nap_ms(50);
+    for (int i = 0; i < 50 && signal_marked(mark, SIGKILL); i++) nap_ms(50);
+    _exit(0);
+}
+
+const char *spawn_guard_start(void)
+{
+    static char mark[80];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(mark, sizeof mark, "TIPC_RUN_%d_%lx=1", (int)getpid(), (unsigned long)ts.tv_nsec);
+    int p[2];
+    if (pipe2(p, O_CLOEXEC)) return NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t g = fork();
+    if (g < 0) {
+        close(p[0]), close(p[1]);
+        return NULL;
+    }
+    if (g == 0) guard_main(p[0], mark);
+    close(p[0]); /* p[1] stays open, unused, until this process ends: then the guard reads EOF */
+    guard_pid = g;
+    return mark;
+}
+
 /* ---- waiting ------------------------------------------------------------------------------ */
 
 /* The child's group stopped (Ctrl-Z while it held the terminal): stop ourselves as its job would
@@ -271,7 +390,7 @@ static void job_stopped(struct spawn *s)
 int spawn_wait(struct spawn *s)
 {
     double grace = s->grace_s > 0 ? s->grace_s : 5.0, t0 = mono();
-    int status = 0;
+    int status = 0, nap = 1;
     double int_at = 0;
     for (;;) {
         pid_t r = waitpid(s->pid, &status, WNOHANG | (s->tty >= 0 ? WUNTRACED : 0));
@@ -295,7 +414,8 @@ int spawn_wait(struct spawn *s)
             s->timed_out = s->stopped_by_us = true;
             spawn_stop_tree(s->group, SIGTERM, grace, s->pid);
         }
-        nap_ms(10);
+        nap_ms(nap);
+        nap = nap < 16 ? nap * 2 : 20; /* a short command is seen ending within a few ms */
     }
     give_terminal(s->tty, getpgrp());
     s->had_terminal = s->tty >= 0;

@@ -75,6 +75,12 @@ void spawn_become_subreaper(void);
  * the caller; -1: none). Returns how many processes were signalled. */
 int spawn_stop_tree(pid_t pgid, int sig, double grace_s, pid_t wait_pid);
 
+/* For the case that no sweep can cover, this process being SIGKILLed: start a guard process that
+ * waits for our end (EOF on a pipe only we hold) and then stops (SIGTERM, SIGKILL 5 s later) every
+ * process whose environment holds the returned mark, "TIPC_RUN_<pid>_<n>=1". Put the mark in the
+ * environment of every child (env_set): their descendants inherit it. NULL if it could not start. */
+const char *spawn_guard_start(void);
+
 /* How many live descendants this process has (for tests and reports). */
 int spawn_count_descendants(void);
 
