@@ -7,8 +7,8 @@
 #include "prepare.h"
 #include "../engine/data/dataset.h"
 #include "../engine/data/loader.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static double now_s(void)
 {

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fsutil.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/fs.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 /* Walk `path` component by component starting at `depth`; -1 as soon as it climbs above 0.
  * `..` is only accepted before the first normal component: after one, it could climb out of a

@@ -6,7 +6,7 @@
  * entry was written, so an interrupted or refused extraction never leaves a tree that looks ready. */
 #ifndef TIPC_EXTRACT_H
 #define TIPC_EXTRACT_H
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 /* Extract `archive` and publish it as directory `target` (replacing an existing one).
  * subdir: when non-NULL, the archive's top folder to publish (e.g. "lite_data" of lite_data.tar:

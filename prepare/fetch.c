@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "../core/fs.h"
 #include "sha256.h"
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 static void env_long(const char *name, long min, long max, long *v)
 {

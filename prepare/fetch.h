@@ -8,7 +8,7 @@
 #ifndef TIPC_FETCH_H
 #define TIPC_FETCH_H
 #include <stdbool.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 struct fetch_opts {
     long connect_timeout_s;  /* TCP/TLS connect limit (default 5) */

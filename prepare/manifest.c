@@ -9,9 +9,9 @@
 #include <yaml.h>
 
 #include "sha256.h"
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 struct ctx { const char *path; yaml_document_t *doc; };
 

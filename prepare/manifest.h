@@ -21,7 +21,7 @@
 #define TIPC_MANIFEST_H
 #include <stdbool.h>
 #include "synth.h"
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 enum manifest_fallback {
     FALLBACK_ERROR,      /* unavailable -> TIPC_EDATA (default) */

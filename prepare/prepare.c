@@ -13,12 +13,12 @@
 #include <time.h>
 
 #include "extract.h"
-#include "fsutil.h"
+#include "../core/fs.h"
 #include "manifest.h"
 #include "synth.h"
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 #define MARKER ".tipc-prepared"
 

@@ -9,7 +9,7 @@
 #define TIPC_PREPARE_H
 #include <stdbool.h>
 #include "fetch.h"
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 struct prepare_opts {
     bool offline;               /* no network: file:// URLs and fallbacks only */

@@ -4,7 +4,7 @@
 #define TIPC_SHA256_H
 #include <stddef.h>
 #include <stdint.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 struct sha256 {
     uint32_t h[8];

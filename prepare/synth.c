@@ -9,10 +9,10 @@
 #include <string.h>
 #include <turbojpeg.h>
 
-#include "fsutil.h"
+#include "../core/fs.h"
 #include "../engine/data/rng.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static const char *const pattern_names[5] = {"hstripes", "vstripes", "diagonal", "checker", "dots"};
 static const int sizes[6][2] = {{500, 375}, {375, 500}, {500, 333}, {500, 400}, {333, 500}, {400, 300}};

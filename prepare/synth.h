@@ -12,7 +12,7 @@
 #ifndef TIPC_SYNTH_H
 #define TIPC_SYNTH_H
 #include <stdint.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 struct synth_config {
     int classes;            /* default 10 */

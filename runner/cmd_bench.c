@@ -8,12 +8,12 @@
 
 #include "cmds.h"
 #include "engine_flags.h"
-#include "../engine/core/check.h"
-#include "../engine/core/timer.h"
-#include "../engine/core/rng.h"
+#include "../core/check.h"
+#include "../core/time.h"
+#include "../core/rng.h"
 #include "../engine/infer/infer.h"
 #include "../engine/model/mobilenet_v3.h"
-#include "../engine/core/banned.h"
+#include "../core/banned.h"
 
 const char usage_bench[] =
     "usage: tipc bench train|infer [--model mobilenet_v3_small] [--batch-size B] [--resolution R]\n"

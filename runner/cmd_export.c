@@ -9,13 +9,13 @@
 
 #include "cmds.h"
 #include "engine_flags.h"
-#include "../engine/core/check.h"
-#include "../prepare/fsutil.h"
+#include "../core/check.h"
+#include "../core/fs.h"
 #include "../engine/infer/infer.h"
 #include "../engine/io/checkpoint.h"
 #include "../engine/io/onnx.h"
 #include "../engine/model/mobilenet_v3.h"
-#include "../engine/core/banned.h"
+#include "../core/banned.h"
 
 const char usage_export[] =
     "usage: tipc export --pretrained CKPT --save-inference-dir DIR [--model mobilenet_v3_small]\n"

@@ -17,11 +17,11 @@
 #include "cmds.h"
 #include "engine_flags.h"
 #include "version.h"
-#include "../engine/core/check.h"
-#include "../engine/core/timer.h"
+#include "../core/check.h"
+#include "../core/time.h"
 #include "../engine/data/jpeg.h"
 #include "../engine/infer/infer.h"
-#include "../engine/core/banned.h"
+#include "../core/banned.h"
 
 const char usage_infer[] =
     "usage: tipc infer --model-dir DIR [--img-path PATH] [--batch-size N] [--use-gpu BOOL]\n"

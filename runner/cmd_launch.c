@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "launch.h"
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 const char usage_launch[] =
     "usage: tipc launch [--ips=IP1,IP2,...] [--gpus=0,1,...] [--nproc_per_node=N] [--log_dir=DIR]\n"

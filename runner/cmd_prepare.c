@@ -8,10 +8,10 @@
 #include "cmds.h"
 #include "../prepare/prepare.h"       /* defines: prepare_mode, prepare_url */
 #include "../prepare/synth.h"         /* defines: synth_dataset, synth_jpeg */
-#include "../prepare/fsutil.h"        /* defines: mkdir_p */
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/fs.h"        /* defines: mkdir_p */
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 const char usage_prepare[] =
     "usage: tipc prepare CONFIG MODE [--offline] [--force] [--manifest FILE] [--model NAME]\n"

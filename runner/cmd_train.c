@@ -8,12 +8,12 @@
 
 #include "cmds.h"
 #include "engine_flags.h"
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
+#include "../core/check.h"
+#include "../core/parse.h"
 #include "../engine/backend/backend.h"
 #include "../engine/model/trainer.h"
 #include "../engine/dist/comm.h"
-#include "../engine/core/banned.h"
+#include "../core/banned.h"
 
 const char usage_train[] =
     "usage: tipc train [-c YAML] [-o Section.key=value]... [--data-path DIR] [--epochs N]\n"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 /* Word separators of the shell: blank (space, tab) and newline. '\r', '\v', '\f' are ordinary
  * characters to bash (a CRLF config's '\r' stays in the last word), so not isspace(). */

@@ -12,7 +12,7 @@
 #ifndef TIPC_CMDLINE_H
 #define TIPC_CMDLINE_H
 #include <stddef.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 enum redir_kind { REDIR_TRUNC, REDIR_APPEND, REDIR_DUP };
 

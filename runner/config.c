@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 #define CFG_MAX_BYTES (4 << 20) /* a TIPC config is a few KB; refuse anything absurd */
 

@@ -13,7 +13,7 @@
 #define TIPC_CONFIG_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 enum cfg_family {
     CFG_STEP6 = 32,   /* PaddlePaddle/models Step6 layout: `trainer:` at line 13 */

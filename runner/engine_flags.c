@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "engine_flags.h"
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 void flag_list_free(struct flag_list *l)
 {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 enum flag_type { FLAG_STR, FLAG_INT, FLAG_DOUBLE, FLAG_BOOL, FLAG_SWITCH, FLAG_LIST };
 

@@ -15,9 +15,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 static const char *const SUBCOMMANDS[] = {"run", "prepare", "launch", "train", "export",
                                           "infer", "bench", "version", "help", NULL};

@@ -10,7 +10,7 @@
 #define TIPC_LAUNCH_H
 
 #include <stdbool.h>
-#include "../engine/core/status.h"
+#include "../core/status.h"
 
 #define LAUNCH_DEFAULT_PORT 6170   /* master port when nnodes > 1 and none is given */
 #define LAUNCH_MAX_NODES 1024

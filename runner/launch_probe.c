@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/parse.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/parse.h"
+#include "../core/banned.h"
 
 static double mono(void)
 {

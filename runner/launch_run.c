@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 extern char **environ;
 
@@ -126,7 +126,7 @@ static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pi
     s.file = J->o->is_subcommand ? "/proc/self/exe" : NULL;
     s.envp = envp;
     s.stdin_null = true;
-    s.out_fd = p[1];
+    s.out_fd = s.err_fd = p[1];
     s.pgid = *pgid;
     s.pdeathsig = SIGKILL;
     int failed = spawn_start(&s);

@@ -1,14 +1,14 @@
 /* main.c: the `tipc` executable. A git-style command table {name, fn, summary}; every subcommand
  * lives in runner/cmd_<name>.c. The exit code is the enum tipc_status the command returns
- * (engine/core/status.h), so the table in `tipc help` is the whole contract. */
+ * (core/status.h), so the table in `tipc help` is the whole contract. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmds.h"                   /* defines: cmd_* and usage_* */
-#include "../engine/core/check.h"   /* defines: error_msg */
-#include "../engine/core/banned.h"
+#include "../core/check.h"   /* defines: error_msg */
+#include "../core/banned.h"
 
 struct cmd {
     const char *name;

@@ -8,8 +8,8 @@
 #include <sys/types.h>
 
 #include "spawn.h" /* defines: struct spawn, spawn_run */
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static volatile sig_atomic_t got_signal;
 static volatile pid_t running_group;
@@ -59,6 +59,8 @@ int proc_run(const struct cmdline *c, const struct proc_env *env, struct proc_re
     s.file = env && env->self_exe && !strcmp(c->argv[0], "tipc") ? env->self_exe : NULL;
     s.env_unset = env ? env->unset : NULL;
     s.env_set = set;
+    s.out_fd = env && env->out_fd > 2 ? env->out_fd : -1; /* tipc's copy of the output (tee) */
+    s.err_fd = env && env->err_fd > 2 ? env->err_fd : -1;
     s.redir = c->redir;
     s.nredir = c->nredir;
     s.terminal = true;

@@ -1,5 +1,5 @@
-/* rendezvous.h: the job's key-value store over HTTP, server (node 0's launcher) and client (every
- * launcher and every rank).
+/* rendezvous.h: the job's key-value store over HTTP, server side (node 0's launcher).
+ * The client (every launcher and every rank) is core/kv.h.
  *
  * Protocol (design.md section 3, docs/distributed.md):
  *   PUT /kv/JOB/KEY[?create=1]   body = value; 200, or 412 when create=1 and KEY exists
@@ -13,12 +13,7 @@
 #ifndef TIPC_RENDEZVOUS_H
 #define TIPC_RENDEZVOUS_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include "../engine/core/status.h"
-
-#define RDZV_TOKEN_HEADER "X-Tipc-Token"
-#define RDZV_MAX_VALUE (1u << 20)
+#include "../core/kv.h"   /* the protocol constants and the client */
 
 /* ---- server ---------------------------------------------------------------------------------- */
 struct rdzv_server;
@@ -33,32 +28,5 @@ int rdzv_server_port(const struct rdzv_server *S);
 double rdzv_server_key_age(struct rdzv_server *S, const char *key);
 /* Wake every waiting GET, stop serving, free. Accepts NULL. */
 void rdzv_server_stop(struct rdzv_server *S);
-
-/* ---- client ---------------------------------------------------------------------------------- */
-struct rdzv_client {
-    char *base;      /* "http://HOST:PORT/kv/JOB/" */
-    char *token;
-    char *where;     /* "rank 3" / "node 1": who is asking, for messages */
-    void *curl;      /* CURL *, one per client; a client is used by one thread at a time */
-    int connect_timeout_ms;
-    long last_http;  /* HTTP code of the last request, 0 when the server could not be reached */
-};
-
-/* No network traffic yet. host may be a name or an address; IPv6 addresses need no brackets. */
-enum tipc_status rdzv_client_init(struct rdzv_client *c, const char *host, int port, const char *job,
-                                  const char *token, const char *where);
-void rdzv_client_free(struct rdzv_client *c);
-
-/* PUT key = (val, n). With create_only, an existing key is left alone and *created (if non-NULL)
- * says whether this call created it. */
-enum tipc_status rdzv_put(struct rdzv_client *c, const char *key, const void *val, size_t n,
-                          bool create_only, bool *created);
-/* GET key, waiting up to wait_ms for it to appear. On TIPC_OK, *found says whether it exists and
- * *val (malloc'ed, NUL-terminated, caller frees) / *n hold the value. Transport errors, a wrong
- * token or an unknown job are TIPC_EDIST with a message naming the server and c->where.
- * quiet: do not print transport errors (callers polling a server that may not be up yet, or gone);
- * HTTP errors (403, unknown job) are always printed. */
-enum tipc_status rdzv_get(struct rdzv_client *c, const char *key, int wait_ms, bool quiet, bool *found,
-                          char **val, size_t *n);
 
 #endif

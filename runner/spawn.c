@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "../core/check.h"
+#include "../core/banned.h"
 
 static pid_t guard_pid; /* spawn_guard_start's watcher: ours, but not part of any stage's tree */
 
@@ -52,7 +52,8 @@ static void child_redirect(const struct spawn *s)
     } else if (s->stdin_fd >= 0) {
         dup2(s->stdin_fd, 0);
     }
-    if (s->out_fd >= 0) dup2(s->out_fd, 1), dup2(s->out_fd, 2);
+    if (s->out_fd >= 0 && dup2(s->out_fd, 1) < 0) child_fail(1, "cannot redirect to", "stdout copy", errno);
+    if (s->err_fd >= 0 && dup2(s->err_fd, 2) < 0) child_fail(1, "cannot redirect to", "stderr copy", errno);
     for (int i = 0; i < s->nredir; i++) {
         const struct redirect *r = &s->redir[i];
         if (r->kind == REDIR_DUP) {

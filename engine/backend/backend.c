@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "backend.h"
-#include "../core/check.h"
-#include "../core/parse.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/parse.h"
+#include "../../core/banned.h"
 
 int backend_device_from_env(void)
 {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "../ops/ops.h"
-#include "../core/status.h"
+#include "../../core/status.h"
 
 struct backend_ops {
     const char *name; /* "cpu", "cuda" */

@@ -11,8 +11,8 @@
 #include <stdio.h>
 
 #include "backend.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 static float *cpu_alloc(void *ctx, size_t n)
 {

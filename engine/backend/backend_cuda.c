@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "backend.h"
-#include "../core/check.h"
+#include "../../core/check.h"
 #ifdef TIPC_HAVE_CUDA
 #include "../ops/cuda/ops_cuda.h"
 #endif
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 #ifdef TIPC_HAVE_CUDA
 

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 /* torch.randint(lo, hi) with hi exclusive */
 static int rand_int(struct data_rng *r, int lo, int hi) { return lo + (int)data_rng_below(r, (uint32_t)(hi - lo)); }

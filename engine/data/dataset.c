@@ -11,9 +11,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "../core/check.h"
-#include "../core/parse.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/parse.h"
+#include "../../core/banned.h"
 
 struct grow_list { size_t cap_p, cap_l, cap_ln; };
 

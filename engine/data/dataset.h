@@ -5,7 +5,7 @@
 #ifndef TIPC_DATASET_H
 #define TIPC_DATASET_H
 #include <stdbool.h>
-#include "../core/status.h"
+#include "../../core/status.h"
 
 struct dataset {
     char *root;        /* dataset root as given */

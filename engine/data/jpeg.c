@@ -17,8 +17,8 @@
 #include <math.h>
 #include <setjmp.h>
 
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 static void jdec_free(void *jd);
 

@@ -3,7 +3,7 @@
 #ifndef TIPC_JPEG_H
 #define TIPC_JPEG_H
 #include <stdint.h>
-#include "../core/status.h"
+#include "../../core/status.h"
 
 enum tipc_status image_load_eval(const char *path, int resize, int crop, uint8_t *out /* (crop, crop, 3) */);
 

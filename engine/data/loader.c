@@ -17,8 +17,8 @@
 
 #include "jpeg.h"
 #include "sampler.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 struct slot {
     long step_id;            /* global step held here; -1 = none yet */

@@ -2,7 +2,7 @@
 #include "sampler.h"
 
 #include "rng.h"
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 void sampler_init(struct sampler *s, int n, int rank, int world, bool shuffle, uint64_t seed)
 {

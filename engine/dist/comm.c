@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/check.h"
-#include "../core/parse.h"
-#include "../../runner/rendezvous.h"   /* the job's KV store client */
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/parse.h"
+#include "../../core/kv.h"   /* the job's KV store client */
+#include "../../core/banned.h"
 
 struct comm {
     int rank, world, node;

@@ -20,7 +20,7 @@
 #define TIPC_COMM_H
 
 #include <stddef.h>
-#include "../core/status.h"
+#include "../../core/status.h"
 
 enum comm_dtype { COMM_F32, COMM_F16, COMM_BF16 };
 enum comm_redop { COMM_SUM, COMM_AVG };

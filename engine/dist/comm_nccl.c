@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/check.h"
+#include "../../core/check.h"
 #ifdef TIPC_HAVE_CUDA
 #include <cuda_runtime.h>
 #include <nccl.h>
 #endif
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 #ifdef TIPC_HAVE_CUDA
 

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 static enum tipc_status none_allreduce(void *impl, void *buf, size_t n, enum comm_dtype dt, int timeout_ms)
 {

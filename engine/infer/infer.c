@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "infer.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 struct builder { struct infer_model *m; size_t capl, caps, capw; int *map; /* net slot -> infer slot */ };
 

@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "infer.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 /* about this many multiply-adds per part (a few microseconds), and at most PARTS_PER_THREAD
  * parts per thread, so that claiming costs little and a slow thread leaves parts behind */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 
 #include "infer.h"
-#include "../core/check.h"
+#include "../../core/check.h"
 #include "../io/binfile.h"
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 static const char INF_MAGIC[8] = {'T', 'I', 'P', 'C', 'I', 'N', 'F', '1'};
 #define INF_VERSION 1

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "binfile.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 uint64_t fnv1a64(uint64_t h, const void *p, size_t n)
 {

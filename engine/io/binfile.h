@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/status.h"
+#include "../../core/status.h"
 
 struct bin_writer { FILE *f; char *path, *tmp; uint64_t hash; bool failed; };
 /* Opens PATH's temp file and writes the 8-byte magic. */

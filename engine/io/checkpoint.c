@@ -4,8 +4,8 @@
 
 #include "binfile.h"
 #include "checkpoint.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 static const char CKPT_MAGIC[8] = {'T', 'I', 'P', 'C', 'C', 'K', 'P', '1'};
 

@@ -7,8 +7,8 @@
 #define TIPC_CHECKPOINT_H
 #include <stdint.h>
 
-#include "../core/rng.h"
-#include "../core/status.h"
+#include "../../core/rng.h"
+#include "../../core/status.h"
 #include "../model/net.h"
 
 #define CKPT_VERSION 1

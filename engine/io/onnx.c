@@ -9,8 +9,8 @@
 
 #include "binfile.h"
 #include "onnx.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 struct pool { void **p; size_t n, cap; };
 static void *palloc(struct pool *pl, size_t n)

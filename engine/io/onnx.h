@@ -5,7 +5,7 @@
  * the linear layers, Mul (squeeze-excite), Add, Flatten, Softmax. Written atomically. */
 #ifndef TIPC_ONNX_H
 #define TIPC_ONNX_H
-#include "../core/status.h"
+#include "../../core/status.h"
 #include "../infer/infer.h"
 
 enum tipc_status onnx_export(const struct infer_model *m, const char *path);

@@ -8,9 +8,9 @@
 #include <yaml.h>
 
 #include "recipe.h"
-#include "../core/check.h"
-#include "../core/parse.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/parse.h"
+#include "../../core/banned.h"
 
 enum key_type { K_INT, K_LONG, K_DOUBLE, K_STR, K_BOOL, K_SCHED, K_INTLIST };
 /* min < max: the value's allowed range (K_INT, K_DOUBLE), checked on every path in (YAML, -o), so a

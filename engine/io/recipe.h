@@ -7,7 +7,7 @@
 #define TIPC_RECIPE_H
 #include <stdbool.h>
 
-#include "../core/status.h"
+#include "../../core/status.h"
 
 enum lr_schedule { LR_COSINE, LR_PIECEWISE, LR_CONSTANT };
 

@@ -2,8 +2,8 @@
  * _mobilenet_v3_conf "mobilenet_v3_small") turned into a layer list. BN eps 1e-3, momentum
  * 0.01 as torchvision. Not here: the layer mechanics (net.c). */
 #include "mobilenet_v3.h"
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
 
 /* torchvision _make_divisible(v, 8) */
 static int make_divisible(double v)

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "net.h"
-#include "../core/check.h"
-#include "../core/rng.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/rng.h"
+#include "../../core/banned.h"
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 

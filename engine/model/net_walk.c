@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "net.h"
-#include "../core/check.h"
-#include "../core/rng.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/rng.h"
+#include "../../core/banned.h"
 
 static struct conv2d_desc conv_desc(const struct net *net, const struct layer *l, int n)
 {

@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 
 #include "source.h"
-#include "../core/check.h"
-#include "../core/rng.h"
-#include "../core/banned.h"
+#include "../../core/check.h"
+#include "../../core/rng.h"
+#include "../../core/banned.h"
 
 /* Class k: a colour and a stripe frequency from hash(k); each image adds its own noise. */
 static void synth_image(uint8_t *img, int crop, int label, uint64_t seed)

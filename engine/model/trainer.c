@@ -11,12 +11,12 @@
 #include "mobilenet_v3.h"
 #include "source.h"
 #include "trainer.h"
-#include "../core/check.h"
-#include "../core/timer.h"
-#include "../../prepare/fsutil.h"
+#include "../../core/check.h"
+#include "../../core/time.h"
+#include "../../core/fs.h"
 #include "../io/checkpoint.h"
 #include "../dist/comm.h"
-#include "../core/banned.h"
+#include "../../core/banned.h"
 
 /* top-1 / top-5 hits of one batch from host logits (n, K) */
 static void topk_hits(const float *logits, const int32_t *y, int n, int K, int *h1, int *h5)

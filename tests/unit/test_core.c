@@ -1,6 +1,6 @@
-/* test_core.c: engine/core: checked number parsing and the error/die helpers. */
+/* test_core.c: core/: checked number parsing and the error/die helpers. */
 #include "testutil.h"
-#include "../../engine/core/parse.h"
+#include "../../core/parse.h"
 
 static void test_parse_int_accepts_only_whole_numbers(void **state)
 {

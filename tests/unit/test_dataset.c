@@ -4,7 +4,7 @@
 #include "testutil.h"
 #include <sys/stat.h>
 #include "../../prepare/extract.h"
-#include "../../prepare/fsutil.h"
+#include "../../core/fs.h"
 #include "../../engine/data/dataset.h"
 #include "../../engine/data/jpeg.h"
 #include "../../engine/data/loader.h"

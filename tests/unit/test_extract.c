@@ -7,7 +7,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include "../../prepare/extract.h"
-#include "../../prepare/fsutil.h"
+#include "../../core/fs.h"
 
 struct entry { const char *name; int type; const char *data_or_link; };   /* type: 'f' 'd' 's' 'h' */
 

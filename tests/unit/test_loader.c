@@ -5,7 +5,7 @@
 #include "testutil.h"
 #include <math.h>
 #include "../../prepare/synth.h"
-#include "../../prepare/fsutil.h"
+#include "../../core/fs.h"
 #include "../../engine/data/augment.h"
 #include "../../engine/data/dataset.h"
 #include "../../engine/data/loader.h"

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "../../prepare/prepare.h"
-#include "../../prepare/fsutil.h"
+#include "../../core/fs.h"
 #include "../../prepare/sha256.h"
 
 static char root[256], cwd[1024];

@@ -98,7 +98,7 @@ static void test_environment_edits(void **state)
     setenv("TIPC_TEST_DROP", "x", 1);
     const char *set[] = {"CUDA_VISIBLE_DEVICES=0", NULL};
     const char *unset[] = {"TIPC_TEST_DROP", NULL};
-    struct proc_env env = {NULL, set, unset, 0};
+    struct proc_env env = {.self_exe = NULL, .set = set, .unset = unset};
     char line[800];
     snprintf(line, sizeof line, "FLAGS_demo=1 env > %s/env.log", tmpdir);
     assert_int_equal(run(line, &env), 0);
@@ -115,7 +115,7 @@ static void test_environment_edits(void **state)
 
 static void test_tipc_maps_to_self_exe(void **state)
 {
-    struct proc_env env = {"/bin/echo", NULL, NULL, 0};
+    struct proc_env env = {.self_exe = "/bin/echo"};
     char line[800];
     snprintf(line, sizeof line, "tipc train --epochs=5 > %s/self.log", tmpdir);
     assert_int_equal(run(line, &env), 0);
@@ -138,7 +138,7 @@ static int run_res(const char *line, const struct proc_env *env, struct proc_res
 static void test_timeout_stops_the_tree(void **state)
 {
     spawn_become_subreaper();
-    struct proc_env env = {NULL, NULL, NULL, 0.5};
+    struct proc_env env = {.timeout_s = 0.5};
     struct proc_result res;
     assert_int_equal(run_res("sh -c 'sleep 30 & exec sleep 31'", &env, &res), 124);
     assert_true(res.timed_out);
@@ -149,7 +149,7 @@ static void test_timeout_stops_the_tree(void **state)
 static void test_leftovers_are_stopped(void **state)
 {
     spawn_become_subreaper();
-    struct proc_env env = {NULL, NULL, NULL, 0};
+    struct proc_env env = {.self_exe = NULL};
     struct proc_result res;
     assert_int_equal(run_res("sh -c 'sleep 30 & setsid sleep 31 & (sleep 32 &); exit 3'", &env, &res), 3);
     assert_false(res.timed_out);

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <turbojpeg.h>
 #include "../../prepare/synth.h"
-#include "../../prepare/fsutil.h"
+#include "../../core/fs.h"
 #include "../../prepare/sha256.h"
 #include "../../engine/data/dataset.h"
 #include "../../engine/data/jpeg.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../engine/core/check.h"
+#include "../../core/check.h"
 
 static inline void assert_allclose_impl(const float *got, const float *want, size_t n, double atol,
                                         double rtol, const char *label, const char *file, int line)

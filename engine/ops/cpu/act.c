@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "simd.h"
-#include "../../core/check.h"
-#include "../../core/banned.h"
+#include "../../../core/check.h"
+#include "../../../core/banned.h"
 
 const char *act_name(enum act_kind k)
 {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "simd.h"
-#include "../../core/check.h"
-#include "../../core/banned.h"
+#include "../../../core/check.h"
+#include "../../../core/banned.h"
 
 /* Per-channel sums over M rows in BN_CHUNKS fixed row ranges taken dynamically by the
  * threads; the chunk partials are added in chunk order, so the result is bit-identical

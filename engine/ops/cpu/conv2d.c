@@ -12,8 +12,8 @@
 #include "gemm.h"
 #include "simd.h"
 
-#include "../../core/check.h"
-#include "../../core/banned.h"
+#include "../../../core/check.h"
+#include "../../../core/banned.h"
 
 void conv2d_desc_init(struct conv2d_desc *d, int N, int H, int W, int Cin, int Cout, int K, int stride,
                       int pad, int groups)

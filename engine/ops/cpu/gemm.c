@@ -6,7 +6,7 @@
 
 #include "gemm.h"
 #include "../ops.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 void gemm_cpu(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B, int ldb, float beta,
               float *C, int ldc)

@@ -5,7 +5,7 @@
 
 #include "gemm.h"
 #include "../ops.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 void linear_forward_cpu(float *out, const float *in, const float *w, const float *b, int N, int Ci, int Co)
 {

@@ -1,6 +1,6 @@
 /* pool.c: global average pooling of NHWC (N, P=H*W, C) to (N, C), CPU reference. */
 #include "../ops.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 /* channels split: each part sums its channel range over the P positions */
 void avgpool_forward_part_cpu(float *out, const float *in, int N, int P, int C, int part, int nparts)

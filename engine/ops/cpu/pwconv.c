@@ -7,7 +7,7 @@
 /* -std=c11 turns off FMA contraction; the kernel is a chain of multiply-adds */
 #pragma GCC optimize("fp-contract=fast")
 #include "simd.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 #define PW_ROWS 8
 

@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "../ops.h"
-#include "../../core/banned.h"
+#include "../../../core/banned.h"
 
 float xent_forward_cpu(float *probs, const float *logits, const int32_t *labels, int N, int K, float eps)
 {

@@ -14,7 +14,7 @@
 #include "cuda_common.cuh"
 #include "conv_cuda.h"
 extern "C" {
-#include "../../core/check.h"
+#include "../../../core/check.h"
 }
 
 #define WS_LIMIT ((size_t)1 << 30) /* never pick an algorithm needing more than 1 GiB of workspace */

@@ -7,7 +7,7 @@
 
 #include "cuda_common.cuh"
 extern "C" {
-#include "../../core/check.h"
+#include "../../../core/check.h"
 }
 
 extern "C" void cuda_fail(const char *file, int line, const char *stmt, const char *lib, const char *msg)

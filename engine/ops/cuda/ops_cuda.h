@@ -4,7 +4,7 @@
  * asynchronous on the context's stream except where noted (xent_forward_cuda returns the loss,
  * so it waits). Pointers are device memory unless the comment says host.
  * Failures of CUDA / cuDNN / cuBLAS calls print file:line, the call and the library's message
- * and exit TIPC_EINTERNAL (70) through the die routine (engine/core/check.h).
+ * and exit TIPC_EINTERNAL (70) through the die routine (core/check.h).
  * Not here: the vtable (backend/backend_cuda.c), context set-up (ctx.cu). Only in CUDA builds. */
 #ifndef TIPC_OPS_CUDA_H
 #define TIPC_OPS_CUDA_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "../ops.h"
-#include "../../core/status.h"
+#include "../../../core/status.h"
 
 #ifdef __cplusplus
 extern "C" {

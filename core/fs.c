@@ -1,16 +1,17 @@
-/* fsutil.c: see fsutil.h. */
-#include "fsutil.h"
+/* fs.c: see fs.h. */
+#include "fs.h"
 
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../engine/core/check.h"
-#include "../engine/core/banned.h"
+#include "check.h"
+#include "banned.h"
 
 enum tipc_status mkdir_p(const char *path)
 {
@@ -106,4 +107,25 @@ enum tipc_status publish_dir(const char *tmp, const char *target)
     if (old && rm_rf(old) != 0) warning_msg("cannot remove old copy '%s'", old);
     free(old);
     return TIPC_OK;
+}
+
+char *self_exe_path(void)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return NULL;
+    buf[n] = 0;
+    return xstrdup(buf);
+}
+
+int copy_file_to(const char *path, void *stream)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in) return errno;
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, (FILE *)stream);
+    fclose(in);
+    fflush((FILE *)stream);
+    return 0;
 }

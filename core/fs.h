@@ -1,9 +1,9 @@
-/* fsutil.h: small file-system helpers for prepare/: mkdir -p, rm -rf, existence checks, and
- * atomic publication of a finished directory (rename into place). */
-#ifndef TIPC_FSUTIL_H
-#define TIPC_FSUTIL_H
+/* fs.h: small file-system helpers for every floor: mkdir -p, rm -rf, existence checks, atomic
+ * publication of a finished directory (rename into place), the running executable's path. */
+#ifndef TIPC_FS_H
+#define TIPC_FS_H
 #include <stdbool.h>
-#include "../engine/core/status.h"
+#include "status.h"
 
 /* mkdir -p; TIPC_EIO with a message naming the path on failure. */
 enum tipc_status mkdir_p(const char *path);
@@ -19,5 +19,9 @@ char *mkdtemp_beside(const char *target);
 /* Replace `target` by directory `tmp`: an existing target is moved aside and removed after the
  * rename, so readers see either the old or the new tree, never a half one. */
 enum tipc_status publish_dir(const char *tmp, const char *target);
+/* Absolute path of the running executable (malloc'ed), or NULL. */
+char *self_exe_path(void);
+/* Copy a file's bytes to a stream (for `cat LOG`); returns 0 or an errno value. */
+int copy_file_to(const char *path, void *stream /* FILE* */);
 
 #endif

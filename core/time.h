@@ -1,6 +1,6 @@
-/* timer.h: a monotonic clock in seconds, for step timings and benchmarks. */
-#ifndef TIPC_TIMER_H
-#define TIPC_TIMER_H
+/* time.h: a monotonic clock in seconds, for step timings and benchmarks. */
+#ifndef TIPC_TIME_H
+#define TIPC_TIME_H
 #include <time.h>
 
 static inline double now_seconds(void)

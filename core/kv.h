@@ -1,0 +1,50 @@
+/* kv.h: the client of the job's key-value store over HTTP (every launcher and every rank; the
+ * server, node 0's launcher, is runner/rendezvous.h).
+ *
+ * Protocol (design.md section 3, docs/distributed.md):
+ *   PUT /kv/JOB/KEY[?create=1]   body = value; 200, or 412 when create=1 and KEY exists
+ *   GET /kv/JOB/KEY[?wait=MS]    200 + value, or 404 after waiting up to MS ms for KEY to appear
+ * Every request carries the header `X-Tipc-Token: TOKEN`; a wrong or missing token is answered 403,
+ * an unknown JOB 404 with a body saying so. Values are opaque bytes (at most 1 MiB).
+ *
+ * It is not a general database: one job per server, values live in memory until the server stops.
+ * Keys the launcher and comm use: node/N (a node's view of the job), alive/N (heartbeat),
+ * done/N, fail (first failure notice, created once), gloo/... (Gloo's rendezvous store). */
+#ifndef TIPC_KV_H
+#define TIPC_KV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "status.h"
+
+#define RDZV_TOKEN_HEADER "X-Tipc-Token"
+#define RDZV_MAX_VALUE (1u << 20)
+
+/* ---- client ---------------------------------------------------------------------------------- */
+struct rdzv_client {
+    char *base;      /* "http://HOST:PORT/kv/JOB/" */
+    char *token;
+    char *where;     /* "rank 3" / "node 1": who is asking, for messages */
+    void *curl;      /* CURL *, one per client; a client is used by one thread at a time */
+    int connect_timeout_ms;
+    long last_http;  /* HTTP code of the last request, 0 when the server could not be reached */
+};
+
+/* No network traffic yet. host may be a name or an address; IPv6 addresses need no brackets. */
+enum tipc_status rdzv_client_init(struct rdzv_client *c, const char *host, int port, const char *job,
+                                  const char *token, const char *where);
+void rdzv_client_free(struct rdzv_client *c);
+
+/* PUT key = (val, n). With create_only, an existing key is left alone and *created (if non-NULL)
+ * says whether this call created it. */
+enum tipc_status rdzv_put(struct rdzv_client *c, const char *key, const void *val, size_t n,
+                          bool create_only, bool *created);
+/* GET key, waiting up to wait_ms for it to appear. On TIPC_OK, *found says whether it exists and
+ * *val (malloc'ed, NUL-terminated, caller frees) / *n hold the value. Transport errors, a wrong
+ * token or an unknown job are TIPC_EDIST with a message naming the server and c->where.
+ * quiet: do not print transport errors (callers polling a server that may not be up yet, or gone);
+ * HTTP errors (403, unknown job) are always printed. */
+enum tipc_status rdzv_get(struct rdzv_client *c, const char *key, int wait_ms, bool quiet, bool *found,
+                          char **val, size_t *n);
+
+#endif

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# check_layout.sh: the code base's structural rules, checked by grep (make test runs it through
+# tests/e2e/test_layout.sh). Prints one line per violation, 'layout: N checks ok' when clean;
+# exits 1 on any violation.
+#
+# Floors (docs/engine.md#layout): runner/ -> prepare/ -> engine/ -> core/; a floor includes only
+# the floors below it.
+#
+# Adding a check: write a function check_NAME that prints 'FILE:LINE: what is wrong' for each
+# violation (use `hits`) and returns non-zero when it found one; append NAME to CHECKS at the end.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+SRC_EXT=(--include='*.c' --include='*.h' --include='*.cc' --include='*.cu')
+
+# hits MESSAGE GREP-ARGS...: print each grep -rnE match prefixed by MESSAGE; 1 when any matched.
+hits() {
+    local msg=$1 out
+    shift
+    out=$(grep -rnE "${SRC_EXT[@]}" "$@" 2>/dev/null)
+    [ -z "$out" ] && return 0
+    printf '%s\n' "$out" | sed "s|\$|   <- $msg|"
+    return 1
+}
+
+# An #include naming a floor: '#include "../../runner/x.h"' etc.
+inc_of() { printf '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*/)?(%s)/' "$1"; }
+
+check_floors() {
+    local rc=0
+    hits "engine/ includes runner/ or prepare/ (move the shared piece to core/)" \
+        "$(inc_of 'runner|prepare')" engine || rc=1
+    hits "prepare/ includes runner/ (move the shared piece to core/)" "$(inc_of runner)" prepare || rc=1
+    hits "core/ includes another floor (core/ is the bottom floor)" \
+        '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\.\./' core || rc=1
+    return $rc
+}
+
+CHECKS=(floors)
+
+bad=0
+for c in "${CHECKS[@]}"; do
+    "check_$c" || { echo "layout: check '$c' failed"; bad=1; }
+done
+[ "$bad" -eq 0 ] && echo "layout: ${#CHECKS[@]} checks ok"
+exit $bad
