@@ -109,7 +109,7 @@ int cmd_train(int argc, char **argv)
         {"--data-path", NULL, FLAG_STR, &f.data_path, NULL, 0, 0},
         {"--epochs", NULL, FLAG_INT, &f.epochs, &f.s_epochs, 0, 100000},
         {"--batch-size", "-b", FLAG_INT, &f.batch, &f.s_batch, 1, 4096},
-        {"--lr", NULL, FLAG_DOUBLE, &f.lr, &f.s_lr, 0, 100},
+        {"--lr", NULL, FLAG_DOUBLE, &f.lr, &f.s_lr, 0, 1e300}, /* finite, >= 0: a huge one is a divergence test */
         {"--output-dir", NULL, FLAG_STR, &f.output_dir, NULL, 0, 0},
         {"--pretrained", NULL, FLAG_STR, &f.pretrained, NULL, 0, 0},
         {"--test-only", NULL, FLAG_SWITCH, &f.test_only, NULL, 0, 0},

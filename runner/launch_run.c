@@ -4,7 +4,7 @@
  * reaps everything (the launcher is a child subreaper), and stops all ranks, here and on every other
  * node through the failure notice, as soon as one fails. The rendezvous side is launch_join.c. */
 #include "launch_int.h"
-#include "spawn.h" /* defines: spawn_start, spawn_stop_tree */
+#include "../core/spawn.h" /* defines: spawn_start, spawn_stop_tree */
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "spawn.h" /* defines: struct spawn, spawn_run */
+#include "../core/spawn.h" /* defines: struct spawn, spawn_start, spawn_wait */
 #include "../core/check.h"
 #include "../core/banned.h"
 

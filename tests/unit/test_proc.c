@@ -2,7 +2,7 @@
  * reports them, redirections applied by us, environment edits, `tipc` mapped to our binary. */
 #include "testutil.h"
 #include "../../runner/proc.h"
-#include "../../runner/spawn.h"
+#include "../../core/spawn.h"
 
 static char tmpdir[256];
 

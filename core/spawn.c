@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/check.h"
-#include "../core/banned.h"
+#include "check.h"
+#include "banned.h"
 
 static pid_t guard_pid; /* spawn_guard_start's watcher: ours, but not part of any stage's tree */
 

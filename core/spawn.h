@@ -1,6 +1,6 @@
 /* spawn.h: start a child process and see it through, the one fork/exec path of tipc (after git's
- * run-command.h). Used by the stage runner (proc.c: one stage at a time, with a timeout, the
- * terminal and a sweep of what it leaves behind) and by the launcher (launch_run.c: one process per
+ * run-command.h). Used by the stage runner (runner/proc.c: one stage at a time, with a timeout, the
+ * terminal and a sweep of what it leaves behind) and by the launcher (runner/launch_run.c: one process per
  * rank in one group, output to a pipe). Never a shell: argv goes to execvp/execve as given.
  *
  * Lifecycle: fill a `struct spawn` (zero it first: SPAWN_INIT), spawn_start(), then either
@@ -15,7 +15,14 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cmdline.h" /* defines: struct redirect */
+/* A redirection applied in the child, in order, as the shell applies `>`, `>>`, `N>&M`. */
+enum redir_kind { REDIR_TRUNC, REDIR_APPEND, REDIR_DUP };
+struct redirect {
+    int fd;              /* 1 (stdout) or 2 (stderr) */
+    enum redir_kind kind;
+    char *path;          /* REDIR_TRUNC / REDIR_APPEND */
+    int dup_fd;          /* REDIR_DUP: make fd a copy of this one (1 or 2) */
+};
 
 struct spawn {
     /* ---- what to run (in) ---- */
