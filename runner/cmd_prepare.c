@@ -39,7 +39,8 @@ const char usage_prepare[] =
     "    --bench-loader DIR   decode+augment DIR's train split with the engine's loader and print img/s\n"
     "\n"
     "download knobs (also env TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME, TIPC_LOW_SPEED_LIMIT,\n"
-    "TIPC_RETRIES, TIPC_BACKOFF_MS):\n"
+    "TIPC_RETRIES, TIPC_BACKOFF_MS; size cap: the manifest's size:, else env TIPC_MAX_DOWNLOAD\n"
+    "bytes, default 16 GiB):\n"
     "    --connect-timeout S (5)  --low-speed-time S (15)  --low-speed-limit BYTES/S (1024)\n"
     "    --retries N (2)  --backoff-ms MS (500, doubled per retry)  --quiet (no progress)\n";
 
@@ -136,10 +137,8 @@ static enum tipc_status write_demo(const char *path)
     char *dir = path_dirname(path);
     enum tipc_status st = mkdir_p(dir) == TIPC_OK ? TIPC_OK : TIPC_EIO;
     free(dir);
-    FILE *f = st == TIPC_OK ? fopen(path, "wb") : NULL;
-    if (st == TIPC_OK && (!f || fwrite(jpg, 1, n, f) != n || fclose(f) != 0))
-        st = error_msg(TIPC_EIO, "cannot write '%s'", path);
-    else if (st == TIPC_OK)
+    if (st == TIPC_OK) st = write_file_atomic(path, jpg, n);
+    if (st == TIPC_OK)
         printf("prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
     tjFree(jpg);
     return st;

@@ -110,9 +110,18 @@ static void free_strv(char **v)
 static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pid_t *pgid, char **argv)
 {
     char *path = xasprintf("%s/workerlog.%d", J->o->log_dir, r->rank);
-    r->log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* a fresh file, never through what is there: unlinking drops only the name (a planted symlink
+     * or hard link), O_EXCL|O_NOFOLLOW refuses one planted again in between */
+    if (unlink(path) && errno != ENOENT) {
+        enum tipc_status st = error_msg(TIPC_EIO, "launch: %s: cannot replace '%s': %s", J->where, path, strerror(errno));
+        free(path);
+        return st;
+    }
+    r->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (r->log_fd < 0) {
-        enum tipc_status st = error_msg(TIPC_EIO, "launch: %s: cannot write '%s': %s", J->where, path, strerror(errno));
+        enum tipc_status st = error_msg(TIPC_EIO, "launch: %s: cannot create '%s': %s", J->where, path, strerror(errno));
+        error_hint("another process is writing logs into '%s' at the same time; give each job its own --log_dir",
+                   J->o->log_dir);
         free(path);
         return st;
     }
@@ -237,7 +246,9 @@ static void begin_stop(struct loop *L, enum stop_kind kind, int code, int sig)
 static void print_log_tail(const struct launch_job *J, const struct rank_proc *r)
 {
     char *path = xasprintf("%s/workerlog.%d", J->o->log_dir, r->rank);
-    FILE *f = fopen(path, "r");
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0) close(fd);
     char *lines[8] = {0}, buf[512];
     int n = 0;
     while (f && fgets(buf, sizeof buf, f)) {
