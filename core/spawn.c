@@ -96,6 +96,7 @@ TIPC_NORETURN static void child_exec(const struct spawn *s, pid_t parent, int tt
         for (int i = 0; s->env_unset && s->env_unset[i]; i++) unsetenv(s->env_unset[i]);
         for (int i = 0; s->env_set && s->env_set[i]; i++) putenv((char *)s->env_set[i]);
     }
+    if (s->inherit_fd >= 0) fcntl(s->inherit_fd, F_SETFD, 0);
     if (s->cwd && chdir(s->cwd)) child_fail(1, "cannot change directory to", s->cwd, errno);
     child_redirect(s);
     if (s->file && s->envp) execve(s->file, s->argv, s->envp);

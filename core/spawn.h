@@ -35,6 +35,7 @@ struct spawn {
     int nredir;
     int stdin_fd, out_fd, err_fd;  /* when >= 0: dup'ed onto 0, 1, 2 (before the redirections) */
     bool stdin_null;               /* stdin from /dev/null */
+    int inherit_fd;                /* >= 0: kept open across exec (its close-on-exec flag cleared) */
     const char *cwd;               /* chdir there first, or NULL */
     pid_t pgid;                    /* 0: a new group led by the child; > 0: join this group */
     bool terminal;                 /* give the child's group the terminal's foreground while it runs,
@@ -57,7 +58,7 @@ struct spawn {
     int tty;                       /* the terminal shared with the child, or -1 */
     pid_t group;                   /* the child's process group */
 };
-#define SPAWN_INIT {.stdin_fd = -1, .out_fd = -1, .err_fd = -1}
+#define SPAWN_INIT {.stdin_fd = -1, .out_fd = -1, .err_fd = -1, .inherit_fd = -1}
 
 /* Fork and exec. Returns 0, or -1 when fork failed (errno set; nothing started). If exec fails the
  * child writes `tipc: error: cannot run 'X': why` to its stderr and exits 127 (not found) or 126;

@@ -21,6 +21,7 @@
 #include "../core/regfile.h"
 #include "../core/staged.h"
 #include "../core/time.h"
+#include "../core/fs.h"     /* defines: self_exe_path */
 #include "../engine/data/jpeg.h"
 #include "../engine/infer/infer.h"
 #include "../core/banned.h"
@@ -30,7 +31,8 @@ const char usage_infer[] =
     "                  [--cpu-threads T] [--benchmark BOOL] [--resize-size 256] [--crop-size 224]\n"
     "                  [--warmup W] [--top-k K] [--input-raw F --output-raw F]\n\n"
     "Classify images with an exported model (DIR/inference.tipc from `tipc export`).\n"
-    "  --img-path PATH   a JPEG, or a directory of them (default ./images/demo.jpg)\n"
+    "  --img-path PATH   a JPEG, or a directory of them (default ./images/demo.jpg, else the installed\n"
+    "                    PREFIX/share/tipc/images/demo.jpg beside this tipc's bin/)\n"
     "  --batch-size N    images per forward pass (default 1)\n"
     "  --benchmark BOOL  print the AutoLog-style timing summary (Step6 infer.py --benchmark)\n"
     "  --warmup W        untimed forward passes before timing (default 0)\n"
@@ -38,13 +40,14 @@ const char usage_infer[] =
     "  --output-raw F    write float32 probs (N,K) then logits (N,K) to F\n"
     "Output per image: 'image_name: P, class_id: C, prob: X' then 'top-K: id (prob), ...'.\n"
     "  --use-gpu BOOL    run on the CUDA device TIPC_DEVICE / LOCAL_RANK (default 0)\n"
+    "  --device cpu|gpu  the same as --use-gpu False|True (the other commands' spelling)\n"
     "Exit codes: 0 ok, 2 usage, 3 unreadable image, 5 model unreadable/corrupt, 7 gpu not built or\n"
     "no CUDA device, 70 a CUDA call failed.\n";
 
 
 
 struct infer_flags {
-    const char *model_dir, *img_path, *in_raw, *out_raw;
+    const char *model_dir, *img_path, *in_raw, *out_raw, *device;
     int batch, threads, resize, crop, warmup, topk, max_batch;
     bool use_gpu, benchmark;
 };
@@ -140,9 +143,12 @@ static void autolog_report(const struct infer_flags *f, int n_images, const doub
     autolog_line(" CUDNN_version: None");
     autolog_line(" drivier_version: None");
     autolog_line("---------------------- Paddle info ----------------------");
-    autolog_line(" paddle_version: tipc %s", TIPC_VERSION);
+    /* Paddle's log parsers read these keys and expect a version string: no Paddle ran, so the
+     * version a Paddle source build reports (0.0.0); tipc names itself on a key of its own. */
+    autolog_line(" paddle_version: 0.0.0");
     autolog_line(" paddle_commit: None");
     autolog_line(" log_api_version: 1.0");
+    autolog_line(" tipc_version: %s", TIPC_VERSION);
     autolog_line("----------------------- Conf info -----------------------");
     autolog_line(" runtime_device: %s", f->use_gpu ? "gpu" : "cpu");
     autolog_line(" ir_optim: True");
@@ -258,15 +264,37 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
     return st;
 }
 
+/* The demo image when --img-path is not given: ./images/demo.jpg (Step6's default, the repository
+ * root), else the one installed with this binary (EXE/../share/tipc/images, or EXE/../images for
+ * bin/tipc in a checkout), so an installed tipc runs from any directory. malloc'ed. */
+static char *default_image(void)
+{
+    static const char *const REL[] = {"../share/tipc/images/demo.jpg", "../images/demo.jpg"};
+    struct stat st;
+    if (stat("./images/demo.jpg", &st) == 0) return xstrdup("./images/demo.jpg");
+    char *exe = self_exe_path(), *slash = exe ? strrchr(exe, '/') : NULL;
+    for (size_t i = 0; slash && i < sizeof REL / sizeof REL[0]; i++) {
+        char *p = xasprintf("%.*s/%s", (int)(slash - exe), exe, REL[i]);
+        if (stat(p, &st) == 0) {
+            free(exe);
+            return p;
+        }
+        free(p);
+    }
+    free(exe);
+    return xstrdup("./images/demo.jpg");   /* not found: list_images says so */
+}
+
 int cmd_infer(int argc, char **argv)
 {
-    struct infer_flags f = {.img_path = "./images/demo.jpg", .batch = 1, .topk = 5};
+    struct infer_flags f = {.batch = 1, .topk = 5};
     const struct flag tbl[] = {
         {"--model-dir", NULL, FLAG_STR, &f.model_dir, NULL, 0, 0},
         {"--img-path", NULL, FLAG_STR, &f.img_path, NULL, 0, 0},
         {"--batch-size", NULL, FLAG_INT, &f.batch, NULL, 1, 4096},
         {"--max-batch-size", NULL, FLAG_INT, &f.max_batch, NULL, 0, 4096},
         {"--use-gpu", NULL, FLAG_BOOL, &f.use_gpu, NULL, 0, 0},
+        {"--device", NULL, FLAG_STR, &f.device, NULL, 0, 0},
         {"--cpu-threads", NULL, FLAG_INT, &f.threads, NULL, 0, 1024},
         {"--benchmark", NULL, FLAG_BOOL, &f.benchmark, NULL, 0, 0},
         {"--resize-size", NULL, FLAG_INT, &f.resize, NULL, 0, 4096},
@@ -287,14 +315,23 @@ int cmd_infer(int argc, char **argv)
     if (f.batch < 1 || f.batch > 4096 || f.warmup < 0 || f.threads < 0 || f.resize < 0 || f.crop < 0)
         return error_msg(TIPC_EUSAGE, "infer: batch size 1..4096, warmup, threads, sizes >= 0");
     if (!f.in_raw != !f.out_raw) return error_msg(TIPC_EUSAGE, "infer: --input-raw and --output-raw go together");
+    if (f.device && strcmp(f.device, "cpu") && strcmp(f.device, "gpu"))
+        return error_msg(TIPC_EUSAGE, "infer: --device '%s': expected cpu or gpu", f.device);
+    if (f.device) f.use_gpu = !strcmp(f.device, "gpu");
     backend_cpu_fix_blas();
     backend_cpu_set_threads(f.threads);
     if (!f.threads) f.threads = omp_get_max_threads();
     struct backend be;
-    TRY(backend_open(&be, f.use_gpu ? "gpu" : "cpu", !f.benchmark));
+    enum tipc_status st = backend_open(&be, f.use_gpu ? "gpu" : "cpu", !f.benchmark);
+    if (st == TIPC_ENOTBUILT && !f.device)   /* the backend's hint names --device; say this command's */
+        error_hint("infer runs on the CPU with --use-gpu False");
+    if (st) return st;
+    char *image = f.img_path ? NULL : default_image();
+    if (image) f.img_path = image;
     char *model_path = xasprintf("%s/inference.tipc", f.model_dir);
-    enum tipc_status st = f.in_raw ? run_raw(&f, model_path, be) : run_images(&f, model_path, be);
+    st = f.in_raw ? run_raw(&f, model_path, be) : run_images(&f, model_path, be);
     free(model_path);
+    free(image);
     backend_close(&be);
     if (fflush(stdout) && st == TIPC_OK) st = TIPC_EIO;
     return st;

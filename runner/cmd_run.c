@@ -1,10 +1,10 @@
 /* cmd_run.c: `tipc run CONFIG MODE`: read the config, build the plan, run every stage as the
  * original harness does (a failed stage does not stop the later ones), report, exit 0/1. */
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"      /* defines: usage_run */
@@ -12,7 +12,11 @@
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
+#include "run_cluster.h" /* defines: run_check_cluster */
+#include "plan_inputs.h" /* defines: plan_resolve_inputs */
 #include "tee.h"       /* defines: tee_start, tee_finish */
+#include "report_html.h" /* defines: report_html */
+#include "../engine/io/metrics.h" /* defines: metrics_create, metrics_emit */
 #include "engine_flags.h" /* defines: flags_parse_args */
 #include "../core/check.h"
 #include "../core/staged.h"
@@ -54,7 +58,7 @@ const char usage_run[] =
 struct run_args {
     const char *config, *mode, *gpuid, *node_ip, *output, *junit, *timeout_text;
     bool dry_run, no_prepare;
-    double timeout_s;    /* 0: none */
+    double timeout_s;    /* --stage-timeout / TIPC_STAGE_TIMEOUT in seconds, 0: none */
 };
 
 /* "300", "90s", "5m", "2h", "1d" (a number with an optional unit, as timeout(1) takes it) into
@@ -138,37 +142,82 @@ struct stage_env {
     const char *self, *pod_ip;
     const char *metrics;   /* "TIPC_METRICS=PATH" */
     const char *progress;  /* "TIPC_PROGRESS=bar" or "=lines" */
-    const struct run_args *a; /* the config (for messages) and the stage timeout */
+    const char *config, *mode;
+    double timeout_s;         /* per stage, 0: none */
+    const char *timeout_text; /* as the user wrote it, for messages */
 };
 
-/* *reason: why it failed when the exit status alone does not say (a timeout), else NULL. */
-static int run_stage(const struct stage *s, const struct stage_env *se, const char *name, struct tee *tee,
-                     char **reason)
+/* A multi-node stage's job id and fingerprint, the same on every node of this run and different
+ * for another config, mode or stage: SHA-256 of the config's bytes, the mode, the node list and the
+ * stage's index. Two runs that meet on one master port are then told apart (launch: exit 4 naming
+ * both) instead of merging. A TIPC_JOB_ID of the user's is kept. */
+static void job_env(const char *config, const char *mode, const struct stage *s, int index, char **id, char **fp)
 {
-    const char *set[8] = {0}, *unset[2] = {0};
-    char *cvd = NULL, *stage = xasprintf("TIPC_STAGE=%s", name);
+    size_t n = 0;
+    char *bytes = NULL;
+    FILE *f = fopen(config, "rb");
+    if (f) {
+        bytes = xmalloc(1 << 20);
+        n = fread(bytes, 1, 1 << 20, f);
+        fclose(f);
+    }
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    char idx[16];
+    snprintf(idx, sizeof idx, "%d", index);
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) BUG("SHA-256 unavailable");
+    EVP_DigestUpdate(ctx, bytes ? bytes : "", n);
+    EVP_DigestUpdate(ctx, mode, strlen(mode) + 1);
+    EVP_DigestUpdate(ctx, s->ips, strlen(s->ips) + 1);
+    EVP_DigestUpdate(ctx, idx, strlen(idx));
+    EVP_DigestFinal_ex(ctx, md, &ml);
+    EVP_MD_CTX_free(ctx);
+    char h[33];
+    for (int i = 0; i < 16; i++) snprintf(h + 2 * i, 3, "%02x", md[i]);
+    const char *user = getenv("TIPC_JOB_ID");
+    *id = user && *user ? NULL : xasprintf("TIPC_JOB_ID=run-%.12s", h);
+    *fp = xasprintf("TIPC_JOB_FINGERPRINT=%s:%s", h, mode);
+    free(bytes);
+}
+
+/* *reason: why it failed when the exit status alone does not say (a timeout), else NULL. */
+static int run_stage(const struct stage *s, int index, const struct stage_env *se, const char *name,
+                     struct tee *tee, char **reason)
+{
+    const char *set[10] = {0}, *unset[2] = {0};
+    char *cvd = NULL, *logdir = NULL, *stage = xasprintf("TIPC_STAGE=%s", name), *id = NULL, *fp = NULL;
     int ns = 0;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
+    if (s->rank_log_dir) set[ns++] = logdir = xasprintf("TIPC_LOG_DIR=%s", s->rank_log_dir);   /* under --output */
     if (se->pod_ip) set[ns++] = se->pod_ip;
     set[ns++] = se->metrics;
     set[ns++] = se->progress;
     set[ns++] = stage;
+    /* its output now goes through a pipe: keep Python's training log live, as on a terminal */
+    if (tee && !getenv("PYTHONUNBUFFERED")) set[ns++] = "PYTHONUNBUFFERED=1";
+    if (s->ips) {
+        job_env(se->config, se->mode, s, index, &id, &fp);
+        if (id) set[ns++] = id;
+        set[ns++] = fp;
+    }
     struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1,
-                           se->a->timeout_s};
+                           se->timeout_s};
     struct proc_result res;
     int status = proc_run(&s->cl, &env, &res);
-    free(cvd);
+    free(cvd), free(id), free(fp);
+    free(logdir);
     free(stage);
     const char *kind = stage_kind_name(s->kind);
     *reason = NULL;
     if (res.timed_out) {
-        error_at(TIPC_EFAIL, se->a->config, s->line, "the %s stage timed out after %s (--stage-timeout); it and "
-                 "every process it started were stopped (SIGTERM, SIGKILL after 5 s)", kind, se->a->timeout_text);
-        *reason = xasprintf("timed out after %s (--stage-timeout)", se->a->timeout_text);
+        error_at(TIPC_EFAIL, se->config, s->line, "the %s stage timed out after %s (--stage-timeout); it and "
+                 "every process it started were stopped (SIGTERM, SIGKILL after 5 s)", kind, se->timeout_text);
+        *reason = xasprintf("timed out after %s (--stage-timeout)", se->timeout_text);
     } else if (res.leftovers)
         warning_msg("%s:%d: the %s stage ended but left %d process%s running; stopped (nothing a stage starts "
-                    "outlives it)", se->a->config, s->line, kind, res.leftovers, res.leftovers == 1 ? "" : "es");
+                    "outlives it)", se->config, s->line, kind, res.leftovers, res.leftovers == 1 ? "" : "es");
     return status;
 }
 
@@ -205,15 +254,20 @@ static enum tipc_status run_one(const struct plan *p, int i, int k, int total, c
     }
     char *name = xasprintf("%s.%s.%s%s%s%s", p->model, p->mode, kind, *s->matrix ? "[" : "", s->matrix,
                            *s->matrix ? "]" : "");
-    double t0 = now_seconds(), wall = (double)time(NULL);
+    double t0 = now_seconds(), wall = metrics_now();
     char *reason;
-    int status = run_stage(s, se, name, log ? &tee : NULL, &reason);
+    int status = run_stage(s, i, se, name, log ? &tee : NULL, &reason);
     double secs = now_seconds() - t0;
     if (log) st = tee_finish(&tee);
     if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
-    enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, reason, wall,
+    /* our own commands' exit codes have documented meanings: say which (README's table) */
+    const char *meaning = status > 0 && s->cl.argc > 0 && !strcmp(s->cl.argv[0], "tipc")
+                              ? tipc_status_name((enum tipc_status)status) : "unknown";
+    char *why = reason ? reason
+                       : strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
+    enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, why, wall,
                                        secs, s->line);
-    free(reason);
+    free(why);
     done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
     free(name);
     free(log);
@@ -236,30 +290,41 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     char *self = self_exe_path();
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
-    struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a};
+    struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a->config,
+                           a->mode, a->timeout_s, a->timeout_text};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
+    struct metrics mx;
+    if (st == TIPC_OK) st = metrics_create(&mx, metrics + strlen("TIPC_METRICS="));
+    if (st == TIPC_OK) st = report_emit_run(&r, &mx);
     int total = plan_count_runs(p);
     fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
     enum case_outcome *done = xcalloc((size_t)p->n + 1, sizeof *done);
     proc_signals_init();
-    for (int i = 0, k = 0; i < p->n && !proc_interrupted(); i++) {
+    for (int i = 0, k = 0; i < p->n && !proc_interrupted() && st == TIPC_OK; i++) {
         const struct stage *s = &p->st[i];
         if (s->kind == STAGE_NOTE) {
             printf("%s\n", s->cmd);
             continue;
         }
         enum tipc_status ws = run_one(p, i, ++k, total, &se, own, &r, done);
-        if (ws != TIPC_OK) st = ws;
+        if (ws == TIPC_OK) ws = report_emit_stage(&r, r.n - 1, &mx);
+        if (ws != TIPC_OK) st = ws; /* a log or the metrics file cannot be written: stop */
     }
     report_summary(&r, stderr, stdout);
-    char *own_junit = xasprintf("%s/junit.xml", own);
+    enum tipc_status ms = report_emit_summary(&r, &mx);
+    if (st == TIPC_OK) st = ms;
+    metrics_close(&mx);
+    char *own_junit = xasprintf("%s/junit.xml", own), *html = xasprintf("%s/report.html", own);
     const char *junits[] = {own_junit, a->junit};
     for (int j = 0; j < 2; j++) {
         if (!junits[j]) continue;
         enum tipc_status js = report_junit(&r, junits[j]);
         if (js != TIPC_OK && st == TIPC_OK) st = js;
     }
+    enum tipc_status hs = report_html(&r, metrics + strlen("TIPC_METRICS="), html);
+    if (hs != TIPC_OK && st == TIPC_OK) st = hs;
+    free(html);
     if (proc_interrupted()) {
         error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, total);
         st = TIPC_EINTR;
@@ -286,8 +351,10 @@ int cmd_run(int argc, char **argv)
     struct plan_opts o = {a.output, a.gpuid};
     enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
     if (st == TIPC_OK) {
-        if (a.dry_run) print_plan(&p, &a);
-        else st = run_plan(&p, &a);
+        st = plan_resolve_inputs(&p, a.config);   /* before anything runs */
+        if (st == TIPC_OK) st = run_check_cluster(&p, a.config);
+        if (st == TIPC_OK && a.dry_run) print_plan(&p, &a);
+        else if (st == TIPC_OK) st = run_plan(&p, &a);
         plan_free(&p);
     }
     cfg_free(&cfg);

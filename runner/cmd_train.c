@@ -12,6 +12,7 @@
 #include "../core/parse.h"
 #include "../engine/backend/backend.h"
 #include "../engine/model/trainer.h"
+#include "../engine/model/train_log.h"
 #include "../engine/dist/comm.h"
 #include "../core/banned.h"
 
@@ -167,7 +168,13 @@ int cmd_train(int argc, char **argv)
         backend_cpu_set_threads(o.threads);
         if (o.pretrained && o.resume) warning_msg("--resume given: --pretrained '%s' is ignored", o.pretrained);
         if (o.resume) o.pretrained = NULL;
-        st = train_run(&o);
+        /* `tipc run` says where the run's metrics go, this stage's report name and how to show progress */
+        struct train_log tl;
+        st = train_log_open(&tl, getenv("TIPC_METRICS"), getenv("TIPC_STAGE"),
+                            train_log_style(getenv("TIPC_PROGRESS"), o.world), o.rank, o.world);
+        o.log = &tl;
+        if (st == TIPC_OK) st = train_run(&o);
+        train_log_close(&tl);
     }
     comm_free(o.comm);
     backend_close(&o.be);

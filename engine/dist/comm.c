@@ -32,6 +32,8 @@ struct comm {
     unsigned long seq;       /* collectives issued so far */
     size_t op_size;
     double op_start;
+    double op_end_at;        /* when the last call ended (idle time in heartbeats) */
+    int status_fd;           /* TIPC_STATUS_FD: heartbeat pipe to the launcher, -1 without one */
     int quit;
     struct comm_stats stats;
     pthread_t watchdog;
@@ -97,6 +99,20 @@ static void post_notice(struct comm *c, const char *msg)
     rdzv_client_free(&w);
 }
 
+/* A heartbeat to the launcher's watchdog (TIPC_STATUS_FD): alive, and where. Sent each second by
+ * the watchdog thread (a stopped process goes silent) and as each collective begins and ends (the
+ * last beat of a rank that stops says exactly where it was). Caller holds mu. Never blocks: the pipe
+ * is non-blocking and a full one drops the beat. */
+static void beat(struct comm *c)
+{
+    if (c->status_fd < 0) return;
+    char hb[160];
+    double now = mono();
+    int n = snprintf(hb, sizeof hb, "hb %d %lu %s %ld %.1f\n", c->rank, c->seq, c->op ? c->op : "-", c->step,
+                     c->op ? now - c->op_start : now - c->op_end_at);
+    if (write(c->status_fd, hb, (size_t)n) < 0) { /* dropped: the next beat tells the same */ }
+}
+
 static void *watchdog_main(void *arg)
 {
     struct comm *c = arg;
@@ -106,6 +122,7 @@ static void *watchdog_main(void *arg)
         clock_gettime(CLOCK_MONOTONIC, &ts);
         ts.tv_sec += 1;
         pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+        beat(c);
         double limit = c->watchdog_ms ? c->watchdog_ms / 1000.0 : c->timeout_ms / 1000.0 + 5.0;
         if (c->op && mono() - c->op_start > limit) {
             char *msg = xasprintf("%s: no progress for %.0f s in %s #%lu (%zu bytes) at step %ld; aborting the job",
@@ -128,6 +145,7 @@ static void op_begin(struct comm *c, const char *op, size_t bytes)
     c->seq++;
     c->op_size = bytes;
     c->op_start = mono();
+    beat(c);
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -136,7 +154,9 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
     pthread_mutex_lock(&c->mu);
     const char *op = c->op;
     c->op = NULL;
-    c->stats.seconds += mono() - c->op_start;
+    c->op_end_at = mono();
+    beat(c);
+    c->stats.seconds += c->op_end_at - c->op_start;
     c->stats.calls++;
     c->stats.bytes += (double)c->op_size;
     pthread_mutex_unlock(&c->mu);
@@ -211,6 +231,9 @@ enum tipc_status comm_init_from_env(struct comm **out)
     if (!st) st = env_int("TIPC_COMM_TIMEOUT", 300, 1, 86400, &tmo_s);
     int wd_s = 0;
     if (!st) st = env_int("TIPC_WATCHDOG", 0, 0, 86400, &wd_s);
+    c->status_fd = -1;
+    if (!st) st = env_int("TIPC_STATUS_FD", -1, -1, 1 << 20, &c->status_fd);
+    c->op_end_at = mono();
     c->timeout_ms = tmo_s * 1000;
     c->watchdog_ms = wd_s * 1000;
     snprintf(c->prefix, sizeof c->prefix, "rank %d (node %d)", c->rank, c->node);
@@ -234,6 +257,11 @@ enum tipc_status comm_init_from_env(struct comm **out)
 void comm_free(struct comm *c)
 {
     if (!c) return;
+    if (c->status_fd >= 0) {   /* the launcher stops expecting heartbeats from this rank */
+        char hb[96];
+        int n = snprintf(hb, sizeof hb, "hb %d %lu done %ld 0\n", c->rank, c->seq, c->step);
+        if (write(c->status_fd, hb, (size_t)n) < 0) { /* the launcher is gone: nothing to tell */ }
+    }
     if (c->watchdog_on) {
         pthread_mutex_lock(&c->mu);
         c->quit = 1;
