@@ -187,7 +187,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_SRCS := runner/config.c runner/plan.c runner/plan_step6.c runner/plan_full.c runner/cmdline.c \
-                 runner/rdzv_store.c runner/engine_flags.c runner/launch.c runner/launch_secret.c \
+                 runner/rdzv_store.c runner/engine_flags.c runner/launch.c runner/launch_secret.c runner/launch_sched.c runner/cluster_env.c \
                  engine/io/recipe.c core/check.c core/parse.c core/regfile.c
 FUZZ_LIBS := $(shell pkg-config --libs libcrypto yaml-0.1 2>/dev/null) -lpthread -lm
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
