@@ -62,7 +62,7 @@ static int pb_blame_line(const struct tipc_config *cfg, char c, int primary)
 }
 
 /* A copy of s with every PLAN_DIR_MARK replaced by the real output directory. */
-static char *pb_real_dir(const struct builder *b, const char *s)
+char *pb_real_dir(const struct builder *b, const char *s)
 {
     size_t ml = strlen(PLAN_DIR_MARK), dl = strlen(b->out_dir), n = 0;
     for (const char *q = strstr(s, PLAN_DIR_MARK); q; q = strstr(q + ml, PLAN_DIR_MARK)) n++;

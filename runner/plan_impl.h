@@ -28,6 +28,8 @@ struct builder {
 
 /* Stands for the output directory in commands being built; no config or path holds it. */
 #define PLAN_DIR_MARK "\x1dTIPC_OUTPUT_DIR\x1d"
+/* A malloc'ed copy of s with every PLAN_DIR_MARK replaced by the real output directory. */
+char *pb_real_dir(const struct builder *b, const char *s);
 
 #define K(i) (cfg_at(b->cfg, (i))->key)
 #define V(i) (cfg_at(b->cfg, (i))->value)
