@@ -147,11 +147,11 @@ int cmd_bench(int argc, char **argv)
     if (strcmp(what, "train") && strcmp(what, "infer"))
         return error_msg(TIPC_EUSAGE, "bench: unknown benchmark '%s' (train or infer)", what);
     const struct flag tbl[] = {
-        {"--model", NULL, FLAG_STR, &o.model, NULL},        {"--batch-size", "-b", FLAG_INT, &o.batch, NULL},
-        {"--resolution", NULL, FLAG_INT, &o.res, NULL},     {"--steps", NULL, FLAG_INT, &o.steps, NULL},
-        {"--warmup", NULL, FLAG_INT, &o.warmup, NULL},      {"--threads", NULL, FLAG_INT, &o.threads, NULL},
-        {"--num-classes", NULL, FLAG_INT, &o.classes, NULL}, {"--device", NULL, FLAG_STR, &o.device, NULL},
-        {"--cuda-graph", NULL, FLAG_SWITCH, &o.graph, NULL}, {0},
+        {"--model", NULL, FLAG_STR, &o.model, NULL, 0, 0},        {"--batch-size", "-b", FLAG_INT, &o.batch, NULL, 1, 4096},
+        {"--resolution", NULL, FLAG_INT, &o.res, NULL, 32, 2048},     {"--steps", NULL, FLAG_INT, &o.steps, NULL, 1, 1000000},
+        {"--warmup", NULL, FLAG_INT, &o.warmup, NULL, 0, 1000000},      {"--threads", NULL, FLAG_INT, &o.threads, NULL, 0, 1024},
+        {"--num-classes", NULL, FLAG_INT, &o.classes, NULL, 1, 100000}, {"--device", NULL, FLAG_STR, &o.device, NULL, 0, 0},
+        {"--cuda-graph", NULL, FLAG_SWITCH, &o.graph, NULL, 0, 0}, {0},
     };
     bool help;
     TRY(flags_parse("bench", usage_bench, argc - 1, argv + 1, tbl, &help));

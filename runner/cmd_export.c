@@ -34,12 +34,12 @@ int cmd_export(int argc, char **argv)
     const char *model = "mobilenet_v3_small", *ckpt = NULL, *dir = NULL, *device = "cpu";
     int img = 0, classes = 0;
     const struct flag tbl[] = {
-        {"--model", NULL, FLAG_STR, &model, NULL},
-        {"--pretrained", NULL, FLAG_STR, &ckpt, NULL},
-        {"--save-inference-dir", NULL, FLAG_STR, &dir, NULL},
-        {"--img-size", NULL, FLAG_INT, &img, NULL},
-        {"--num-classes", NULL, FLAG_INT, &classes, NULL},
-        {"--device", NULL, FLAG_STR, &device, NULL},
+        {"--model", NULL, FLAG_STR, &model, NULL, 0, 0},
+        {"--pretrained", NULL, FLAG_STR, &ckpt, NULL, 0, 0},
+        {"--save-inference-dir", NULL, FLAG_STR, &dir, NULL, 0, 0},
+        {"--img-size", NULL, FLAG_INT, &img, NULL, 32, 2048},
+        {"--num-classes", NULL, FLAG_INT, &classes, NULL, 1, 100000},
+        {"--device", NULL, FLAG_STR, &device, NULL, 0, 0},
         {0},
     };
     bool help;

@@ -40,10 +40,16 @@ static enum tipc_status set_value(const char *cmd, const struct flag *f, const c
     case FLAG_INT:
         if (!parse_int(v, -2000000000, 2000000000, f->dst))
             return error_msg(TIPC_EUSAGE, "%s: option '%s' needs an integer, got '%s'", cmd, f->name, v);
+        if (f->min < f->max && (*(int *)f->dst < f->min || *(int *)f->dst > f->max))
+            return error_msg(TIPC_EUSAGE, "%s: option '%s' must be in %.0f..%.0f, got %s", cmd, f->name, f->min,
+                             f->max, v);
         break;
     case FLAG_DOUBLE:
         if (!parse_double(v, f->dst))
             return error_msg(TIPC_EUSAGE, "%s: option '%s' needs a number, got '%s'", cmd, f->name, v);
+        if (f->min < f->max && !(*(double *)f->dst >= f->min && *(double *)f->dst <= f->max))
+            return error_msg(TIPC_EUSAGE, "%s: option '%s' must be in %.15g..%.15g, got %s", cmd, f->name, f->min, f->max,
+                             v);
         break;
     case FLAG_BOOL:
     case FLAG_SWITCH:

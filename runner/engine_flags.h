@@ -1,7 +1,8 @@
 /* engine_flags.h: the flag parser shared by the subcommands (train, export, infer, bench,
  * run). Step6/argparse style: `--name value` and `--name=value`, short aliases (`-c`, `-b`),
  * switches (`--test-only`, also `--test-only=True`), repeatable lists (`-o K=V`). Numbers go
- * through parse.h; a bad value or an unknown flag is a usage error naming the flag.
+ * through parse.h; a bad value, a number outside the flag's range or an unknown flag is a usage
+ * error naming the flag.
  * Not here: the YAML recipe (engine/io/recipe.h). */
 #ifndef TIPC_ENGINE_FLAGS_H
 #define TIPC_ENGINE_FLAGS_H
@@ -18,6 +19,8 @@ struct flag {
     enum flag_type type;
     void *dst;          /* char ** | int * | double * | bool * | bool * | struct flag_list * */
     bool *seen;         /* optional: set when the flag was given */
+    double min, max;    /* FLAG_INT / FLAG_DOUBLE: the allowed range, checked when min < max (a value
+                         * outside it is a usage error naming the flag and the range) */
 };
 
 struct flag_list { char **v; int n; size_t cap; };

@@ -157,8 +157,8 @@ enum tipc_status run_repo_prepare(const char *config, const char *mode, const ch
     fflush(stdout);
     proc_signals_init();
     const char *none[1] = {NULL};
-    struct proc_env env = {self, none, none, -1, -1};
-    int status = proc_run(&cl, &env);
+    struct proc_env env = {self, none, none, -1, -1, 0};
+    int status = proc_run(&cl, &env, NULL);
     cmdline_free(&cl);
     if (status != 0)
         return error_msg(TIPC_EDATA, "--prepare: bash %s %s %s exited with status %d; nothing else was run", script,
