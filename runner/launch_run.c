@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/time.h"
+#include "../core/fs.h"
 #include "../core/banned.h"
 
 extern char **environ;
@@ -37,13 +39,6 @@ static void on_signal(int sig)
 }
 
 int launch_interrupted(void) { return got_signal; }
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- environment of a rank ------------------------------------------------------------------ */
 struct envb { char **v; size_t n, cap; };
@@ -247,7 +242,7 @@ static void begin_stop(struct loop *L, enum stop_kind kind, int code, int sig)
     L->stop = kind;
     L->code = code;
     if (L->pgid) kill(-L->pgid, sig);
-    L->kill_at = mono() + L->J->o->grace_s;
+    L->kill_at = now_seconds() + L->J->o->grace_s;
 }
 
 static void print_log_tail(const struct launch_job *J, const struct rank_proc *r)
@@ -280,7 +275,7 @@ static void on_rank_exit(struct loop *L, struct rank_proc *r, int status)
         /* a distributed error is usually the echo of a peer's death: give the first failure's
          * notice a moment to arrive, so every node names the rank that really failed */
         char *n = NULL;
-        for (double until = mono() + 1.5; !n && mono() < until; usleep(50 * 1000)) n = job_take_notice(J);
+        for (double until = now_seconds() + 1.5; !n && now_seconds() < until; usleep(50 * 1000)) n = job_take_notice(J);
         if (n) {
             error_msg(TIPC_EDIST, "launch: %s: stopping local ranks (rank %d exited with code 4 after the job "
                       "failed): %s", J->where, r->rank, n);
@@ -330,7 +325,7 @@ static void handle_events(struct loop *L)
         begin_stop(L, STOP_REMOTE_FAIL, TIPC_EDIST, SIGTERM);
         free(n);
     }
-    if (L->stop != STOP_NONE && !L->killed && mono() > L->kill_at) {
+    if (L->stop != STOP_NONE && !L->killed && now_seconds() > L->kill_at) {
         kill(-L->pgid, SIGKILL);
         L->killed = true;
     }
@@ -353,8 +348,8 @@ static void watch(struct loop *L)
     free(pf);
     /* leftovers of the group (a rank's background children): no orphans */
     if (L->pgid) kill(-L->pgid, SIGKILL);
-    double until = mono() + 1;
-    while (mono() < until && waitpid(-1, NULL, WNOHANG) >= 0) usleep(10 * 1000);
+    double until = now_seconds() + 1;
+    while (now_seconds() < until && waitpid(-1, NULL, WNOHANG) >= 0) usleep(10 * 1000);
 }
 
 static void install_signals(int wfd)
@@ -397,14 +392,9 @@ int launch_run(struct launch_opts *o)
     struct loop L = {.J = &J, .nr = o->nproc};
     snprintf(J.where, sizeof J.where, "node %d", o->node_rank);
     tipc_set_msg_prefix("");
-    for (char *p = o->log_dir + 1;; p++) {   /* mkdir -p */
-        bool end = !*p;
-        if (*p != '/' && !end) continue;
-        *p = 0;
-        int bad = mkdir(o->log_dir, 0755) && errno != EEXIST;
-        if (!end) *p = '/';
-        if (bad) return error_msg(TIPC_EIO, "launch: cannot create log dir '%s': %s", o->log_dir, strerror(errno));
-        if (end) break;
+    if (mkdir_p(o->log_dir) != TIPC_OK) {
+        error_hint("launch: --log_dir '%s' must be a directory this user can create and write", o->log_dir);
+        return TIPC_EIO;
     }
     if (pipe2(L.sig_pipe, O_CLOEXEC | O_NONBLOCK) || pipe2(J.watch_pipe, O_CLOEXEC | O_NONBLOCK))
         return error_msg(TIPC_EIO, "launch: pipe: %s", strerror(errno));

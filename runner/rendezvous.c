@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/time.h"
 #include "../core/parse.h"
 #include "../core/banned.h"
 
@@ -30,13 +31,6 @@ struct rdzv_server {
     size_t nkv, capkv;
     int stopping;
 };
-
-static double now_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static struct kv_entry *kv_find(struct rdzv_server *S, const char *key)
 {
@@ -61,7 +55,7 @@ static int kv_set(struct rdzv_server *S, const char *key, const char *val, size_
     if (n) memcpy(e->val, val, n);
     e->val[n] = 0;
     e->n = n;
-    e->t = now_mono();
+    e->t = now_seconds();
     pthread_cond_broadcast(&S->cv);
     return 0;
 }
@@ -70,7 +64,7 @@ double rdzv_server_key_age(struct rdzv_server *S, const char *key)
 {
     pthread_mutex_lock(&S->mu);
     struct kv_entry *e = kv_find(S, key);
-    double age = e ? now_mono() - e->t : -1;
+    double age = e ? now_seconds() - e->t : -1;
     pthread_mutex_unlock(&S->mu);
     return age;
 }
@@ -95,17 +89,13 @@ static enum MHD_Result serve_get(struct rdzv_server *S, struct MHD_Connection *c
     const char *w = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "wait");
     long wait_ms = 0;
     if (w && !parse_long(w, 0, 3600L * 1000, &wait_ms)) return reply_str(con, 400, "bad wait\n");
-    double deadline = now_mono() + (double)wait_ms / 1000.0;
+    double deadline = now_seconds() + (double)wait_ms / 1000.0;
     pthread_mutex_lock(&S->mu);
     struct kv_entry *e;
     while (!(e = kv_find(S, key)) && !S->stopping) {
-        double left = deadline - now_mono();
+        double left = deadline - now_seconds();
         if (left <= 0) break;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        double t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + (left < 0.5 ? left : 0.5);
-        ts.tv_sec = (time_t)t;
-        ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+        struct timespec ts = mono_deadline(left < 0.5 ? left : 0.5);
         pthread_cond_timedwait(&S->cv, &S->mu, &ts);
     }
     enum MHD_Result ret;

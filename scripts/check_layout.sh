@@ -36,7 +36,32 @@ check_floors() {
     return $rc
 }
 
-CHECKS=(floors)
+# Code outside core/ (tests included).
+outside_core() { echo engine runner prepare tests; }
+
+check_clock() {
+    # One monotonic clock: now_seconds()/mono_deadline() in core/time.h.
+    hits "a private monotonic clock (use now_seconds()/mono_deadline() from core/time.h)" \
+        'clock_gettime[[:space:]]*\([[:space:]]*CLOCK_MONOTONIC' $(outside_core) core --exclude=time.h
+}
+
+check_rng() {
+    local rc=0 n
+    # splitmix64's multiplier appears once: splitmix64_mix() in core/rng.h.
+    hits "splitmix64 written again (use splitmix64_mix() from core/rng.h)" \
+        '0xbf58476d1ce4e5b9' $(outside_core) core --exclude=rng.h || rc=1
+    n=$(find core engine runner prepare -name rng.h | wc -l)
+    [ "$n" -eq 1 ] || { find core engine runner prepare -name rng.h | sed 's|$|   <- a second rng.h (one: core/rng.h)|'; rc=1; }
+    return $rc
+}
+
+check_mkdir() {
+    # One mkdir -p: mkdir_p() in core/fs.c; nothing else calls mkdir(2) (tests may, for fixtures).
+    hits "a direct mkdir() (use mkdir_p() from core/fs.h)" \
+        '(^|[^_[:alnum:]])mkdir[[:space:]]*\(' engine runner prepare core --exclude=fs.c
+}
+
+CHECKS=(floors clock rng mkdir)
 
 bad=0
 for c in "${CHECKS[@]}"; do

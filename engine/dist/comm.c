@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../core/check.h"
+#include "../../core/time.h"
 #include "../../core/parse.h"
 #include "../../core/kv.h"   /* the job's KV store client */
 #include "../../core/banned.h"
@@ -42,13 +43,6 @@ struct comm {
     char prefix[48];         /* "rank 3 (node 1)" */
 };
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 struct comm_stats comm_get_stats(const struct comm *c) { return c->stats; }
 int comm_rank(const struct comm *c) { return c->rank; }
 int comm_device_buffers(const struct comm *c) { return c->be->device; }
@@ -73,12 +67,12 @@ static int kv_get(void *ud, const char *key, int wait_ms, char **val, size_t *n)
     char *k = xasprintf("gloo/%s", key);
     bool found = false;
     enum tipc_status st = TIPC_OK;
-    double deadline = mono() + wait_ms / 1000.0;
+    double deadline = now_seconds() + wait_ms / 1000.0;
     do {   /* long-poll in slices so a server restart or a slow peer is not one giant request */
-        double left = deadline - mono();
+        double left = deadline - now_seconds();
         int w = left > 1.0 ? 1000 : left > 0 ? (int)(left * 1000) + 1 : 0;
         st = rdzv_get(&c->kv, k, w, false, &found, val, n);
-    } while (!st && !found && mono() < deadline);
+    } while (!st && !found && now_seconds() < deadline);
     free(k);
     return st ? -1 : found ? 0 : 1;
 }
@@ -102,14 +96,12 @@ static void *watchdog_main(void *arg)
     struct comm *c = arg;
     pthread_mutex_lock(&c->mu);
     while (!c->quit) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += 1;
+        struct timespec ts = mono_deadline(1.0);
         pthread_cond_timedwait(&c->cv, &c->mu, &ts);
         double limit = c->watchdog_ms ? c->watchdog_ms / 1000.0 : c->timeout_ms / 1000.0 + 5.0;
-        if (c->op && mono() - c->op_start > limit) {
+        if (c->op && now_seconds() - c->op_start > limit) {
             char *msg = xasprintf("%s: no progress for %.0f s in %s #%lu (%zu bytes) at step %ld; aborting the job",
-                                  c->prefix, mono() - c->op_start, c->op, c->seq, c->op_size, c->step);
+                                  c->prefix, now_seconds() - c->op_start, c->op, c->seq, c->op_size, c->step);
             fprintf(stderr, "tipc: error: %s\n", msg);
             fprintf(stderr, "hint: a peer died or skipped this collective; see the other ranks' workerlog files\n");
             post_notice(c, msg);
@@ -127,7 +119,7 @@ static void op_begin(struct comm *c, const char *op, size_t bytes)
     c->op = op;
     c->seq++;
     c->op_size = bytes;
-    c->op_start = mono();
+    c->op_start = now_seconds();
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -136,13 +128,13 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
     pthread_mutex_lock(&c->mu);
     const char *op = c->op;
     c->op = NULL;
-    c->stats.seconds += mono() - c->op_start;
+    c->stats.seconds += now_seconds() - c->op_start;
     c->stats.calls++;
     c->stats.bytes += (double)c->op_size;
     pthread_mutex_unlock(&c->mu);
     if (st)
         error_msg(st, "%s: %s #%lu (%zu bytes) at step %ld failed after %.1f s (timeout %d ms, backend %s)",
-                  c->prefix, op, c->seq, c->op_size, c->step, mono() - c->op_start, c->timeout_ms, c->be->name);
+                  c->prefix, op, c->seq, c->op_size, c->step, now_seconds() - c->op_start, c->timeout_ms, c->be->name);
     return st;
 }
 

@@ -13,13 +13,7 @@
 
 #include "../../engine/dist/comm.h"
 #include "../../runner/rendezvous.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "../../core/time.h"
 
 #define FAILF(...) do { fprintf(stderr, "rank %d: ", rank); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
 
@@ -117,16 +111,16 @@ static int scenario_collectives(void)
 static int scenario_peer_dies(void)
 {
     struct comm *c;
-    double t0 = mono();
+    double t0 = now_seconds();
     /* the peer may die while the others still connect the mesh: init must then fail, and fast */
-    if (comm_init_from_env(&c)) return mono() - t0 < 8 ? 0 : 4;
+    if (comm_init_from_env(&c)) return now_seconds() - t0 < 8 ? 0 : 4;
     int rank = comm_rank(c), w = comm_world(c);
     if (rank == w - 1) _exit(3);
     comm_set_timeout(c, 5000);
     float b[1024] = {0};
-    t0 = mono();
+    t0 = now_seconds();
     enum tipc_status st = comm_allreduce(c, b, 1024, COMM_F32, COMM_SUM);
-    double dt = mono() - t0;
+    double dt = now_seconds() - t0;
     comm_free(c);
     if (st != TIPC_EDIST) FAILF("allreduce with a dead peer returned %d, want %d", st, TIPC_EDIST);
     if (dt > 8) FAILF("allreduce with a dead peer took %.1f s", dt);
@@ -149,9 +143,9 @@ static int scenario_skip(void)
     float b[16] = {0};
     struct capture cap;
     capture_stderr_begin(&cap);
-    double t0 = mono();
+    double t0 = now_seconds();
     enum tipc_status st = comm_allreduce(c, b, 16, COMM_F32, COMM_SUM);
-    double dt = mono() - t0;
+    double dt = now_seconds() - t0;
     char *err = capture_stderr_end(&cap);
     fputs(err, stderr);
     int bad = st != TIPC_EDIST || dt > 5 || !strstr(err, "allreduce #1") || !strstr(err, "step 42") ||
@@ -187,8 +181,8 @@ static int scenario_loop(void)
     if (comm_init_from_env(&c)) return 4;
     int rank = comm_rank(c);
     float b[4096];
-    double t0 = mono();
-    for (long step = 0; mono() - t0 < 60; step++) {
+    double t0 = now_seconds();
+    for (long step = 0; now_seconds() - t0 < 60; step++) {
         comm_set_step(c, step);
         for (int i = 0; i < 4096; i++) b[i] = 1;
         if (comm_allreduce(c, b, 4096, COMM_F32, COMM_SUM)) return comm_free(c), 4;
@@ -259,7 +253,7 @@ static void run_world(int world, const char *scenario, const char *child_token, 
     struct rdzv_server *S = NULL;
     assert_int_equal(rdzv_server_start(&S, "127.0.0.1", 0, "unit", "tok"), TIPC_OK);
     int port = rdzv_server_port(S);
-    double t0 = mono();
+    double t0 = now_seconds();
     for (int r = 0; r < world; r++) {
         assert_int_equal(write(fds[r], &port, sizeof port), sizeof port);
         close(fds[r]);
@@ -269,7 +263,7 @@ static void run_world(int world, const char *scenario, const char *child_token, 
         waitpid(pids[r], &st, 0);
         codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     }
-    *secs = mono() - t0;
+    *secs = now_seconds() - t0;
     free(last_notice);
     last_notice = NULL;
     struct rdzv_client cl;

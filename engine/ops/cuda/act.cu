@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda_common.cuh"
+#include "../../../core/rng.h"
 
 __device__ __forceinline__ float relu6f(float x) { return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x); }
 
@@ -108,19 +109,11 @@ extern "C" void add_backward_cuda(struct cuda_ctx *cx, float *da, float *db, con
     if (n) LAUNCH1(add_backward_kernel, n, da, db, dout, n, acc_a, acc_b);
 }
 
-/* splitmix64's finaliser, as ops/cpu/act.c */
-__host__ __device__ __forceinline__ uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 __global__ void dropout_forward_kernel(float *out, float *mask, const float *in, size_t n, float p, float keep,
                                        uint64_t base)
 {
     GRID_STRIDE(i, n) {
-        float u = (float)(mix64(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
+        float u = (float)(splitmix64_mix(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
         float m = u < p ? 0.0f : keep;
         mask[i] = m;
         out[i] = in[i] * m;
@@ -137,7 +130,7 @@ extern "C" void dropout_forward_cuda(struct cuda_ctx *cx, float *out, float *mas
                                      uint64_t seed)
 {
     CUDA_REQUIRE(p >= 0.0f && p < 1.0f, "dropout probability outside [0, 1)");
-    if (n) LAUNCH1(dropout_forward_kernel, n, out, mask, in, n, p, 1.0f / (1.0f - p), mix64(seed));
+    if (n) LAUNCH1(dropout_forward_kernel, n, out, mask, in, n, p, 1.0f / (1.0f - p), splitmix64_mix(seed));
 }
 extern "C" void dropout_backward_cuda(struct cuda_ctx *cx, float *din, const float *dout, const float *mask, size_t n,
                                       int acc)
