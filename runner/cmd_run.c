@@ -5,22 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"      /* defines: usage_run */
+#include "cmds.h"      /* defines: cmd_run */
 #include "config.h"    /* defines: cfg_load */
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
-#include "engine_flags.h" /* defines: flags_parse_args */
 #include "../core/check.h"
+#include "../core/options.h"   /* defines: opt_parse */
 #include "../core/time.h"   /* defines: now_seconds */
 #include "../core/fs.h"      /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
 #include "../core/banned.h"
 
-const char usage_run[] =
-    "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"
-    "                [--no-prepare]\n"
-    "\n"
+static const char about[] =
     "Run a TIPC config's chain for MODE, exactly as test_tipc/test_train_inference_python.sh would:\n"
     "training for each gpu_list item and trainer, eval, export, then inference for each use_gpu x\n"
     "batch size (x threads x mkldnn x trt x precision in 51-line configs). A failed stage does not\n"
@@ -29,17 +26,8 @@ const char usage_run[] =
     "ends with `N passed, N failed` and exits 1 if any stage failed.\n"
     "\n"
     "MODE: lite_train_lite_infer, lite_train_whole_infer, whole_infer, whole_train_whole_infer,\n"
-    "      klquant_whole_infer. GPUID (whole_infer only): exported as CUDA_VISIBLE_DEVICES.\n"
-    "\n"
-    "options:\n"
-    "  --dry-run        print the commands this node would run, run nothing\n"
-    "  --node_ip IP     this node's address in gpu_list's IP list (passed to `tipc launch` as POD_IP)\n"
-    "  --output DIR     output root (default ./test_tipc/output/MODEL/MODE for Paddle configs and\n"
-    "                   configs under a test_tipc/ folder, ./logs/MODEL/MODE for python:tipc configs)\n"
-    "  --junit FILE     also write a JUnit XML report\n"
-    "  --no-prepare     for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
-    "                   (it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)\n"
-    "\n"
+    "      klquant_whole_infer. GPUID (whole_infer only): exported as CUDA_VISIBLE_DEVICES.\n";
+static const char footer[] =
     "Commands run with fork/execvp, never through a shell: `> FILE`, `>> FILE` and `2>&1` are applied\n"
     "by tipc; other shell syntax in a command is refused (exit 2, nothing run).\n";
 
@@ -48,27 +36,34 @@ struct run_args {
     bool dry_run, no_prepare;
 };
 
-static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
+static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bool *help)
 {
     memset(a, 0, sizeof *a);
-    const struct flag tbl[] = {
-        {"--dry-run", NULL, FLAG_SWITCH, &a->dry_run, NULL},
-        {"--no-prepare", NULL, FLAG_SWITCH, &a->no_prepare, NULL},
-        {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL},
-        {"--output", NULL, FLAG_STR, &a->output, NULL},
-        {"--junit", NULL, FLAG_STR, &a->junit, NULL},
+    const struct opt opts[] = {
+        {"--dry-run", NULL, OPT_SWITCH, &a->dry_run, NULL, 0, 0, NULL, "print the commands this node would run, run nothing", NULL, NULL},
+        {"--node_ip", NULL, OPT_STR, &a->node_ip, NULL, 0, 0, "IP",
+         "this node's address in gpu_list's IP list (passed to `tipc launch` as POD_IP)", NULL, NULL},
+        {"--output", NULL, OPT_STR, &a->output, NULL, 0, 0, "DIR",
+         "output root (default ./test_tipc/output/MODEL/MODE for Paddle configs and\n"
+         "configs under a test_tipc/ folder, ./logs/MODEL/MODE for python:tipc configs)", NULL, NULL},
+        {"--junit", NULL, OPT_STR, &a->junit, NULL, 0, 0, "FILE", "also write a JUnit XML report", NULL, NULL},
+        {"--no-prepare", NULL, OPT_SWITCH, &a->no_prepare, NULL, 0, 0, NULL,
+         "for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
+         "(it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)", NULL, NULL},
         {0},
     };
+    const struct opt_cmd cmd = {.name = "run", .synopsis = "CONFIG MODE [GPUID] [options]", .about = about,
+                                .opts = opts, .footer = footer, .max_pos = 3};
     const char *pos[3] = {0};
-    int npos = 0;
-    bool help; /* main() answers --help before we get here */
-    TRY(flags_parse_args("run", usage_run, argc, argv, tbl, &help, pos, 3, &npos));
+    struct opt_result r;
+    TRY(opt_parse(&cmd, argc, argv, pos, &r));
+    if ((*help = r.help)) return TIPC_OK;
     const char *opt[][2] = {{"--node_ip", a->node_ip}, {"--output", a->output}, {"--junit", a->junit}};
     for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
         if (opt[k][1] && !*opt[k][1]) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", opt[k][0]);
-    if (npos < 2) {
-        fputs(usage_run, stderr);
-        return TIPC_EUSAGE;
+    if (r.npos < 2) {
+        error_msg(TIPC_EUSAGE, "run: missing %s", r.npos ? "MODE" : "CONFIG and MODE");
+        return opt_usage_error(&cmd);
     }
     a->config = pos[0];
     a->mode = pos[1];
@@ -157,7 +152,9 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 int cmd_run(int argc, char **argv)
 {
     struct run_args a;
-    TRY(parse_args(argc, argv, &a));
+    bool help;
+    TRY(parse_args(argc, argv, &a, &help));
+    if (help) return TIPC_OK;
     struct tipc_config cfg;
     TRY(cfg_load(&cfg, a.config));
     struct plan p;

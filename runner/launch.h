@@ -40,10 +40,14 @@ struct launch_opts {
     char *token;         /* env TIPC_JOB_TOKEN, else generated (1 node) or derived (warned) */
     char *self_ip;       /* this node's address, given to ranks for the collectives' transport */
     bool is_subcommand;  /* cmd[0] is a tipc subcommand: exec /proc/self/exe */
+    bool help;           /* --help was given: the usage was printed, nothing else parsed */
 };
 
-/* Parse `tipc launch` arguments (argv[0] = "launch"). TIPC_EUSAGE with a message on bad input. */
+/* Parse `tipc launch` arguments (argv[0] = "launch"; table in cmd_launch.c). TIPC_EUSAGE with a
+ * message on bad input. */
 enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv);
+/* HOST:PORT or [V6]:PORT into *host (replaced, owned) and *port; `flag` names it in errors. */
+enum tipc_status launch_parse_hostport(const char *flag, const char *s, char **host, int *port);
 /* Fill in nnodes, nproc, gpus, node_rank, master, token, self_ip. TIPC_EUSAGE or TIPC_EDIST (node
  * not found in --ips, found twice, master unresolvable) with a message listing what was seen. */
 enum tipc_status launch_resolve(struct launch_opts *o);

@@ -61,7 +61,23 @@ check_mkdir() {
         '(^|[^_[:alnum:]])mkdir[[:space:]]*\(' engine runner prepare core --exclude=fs.c
 }
 
-CHECKS=(floors clock rng mkdir)
+check_parser() {
+    # One option parser, core/options.c (a declarative table per command). Elsewhere: no argv word
+    # compared with an option name by hand (strcmp/strncmp/strcasecmp against a "-x" or "--name"
+    # literal), no getopt, no option word recognised by hand (argv[i][0] == '-'), and no second
+    # list of the command names (runner/commands.c's table is the one; the launcher asks it).
+    local rc=0
+    hits "an option compared by hand (put it in the command's struct opt table, core/options.h)" \
+        'str(n)?(case)?cmp[[:space:]]*\([^;]*"--?[A-Za-z]' engine runner prepare core --exclude=options.c || rc=1
+    hits "getopt (use core/options.h)" '(^|[^_[:alnum:]])getopt(_long)?[[:space:]]*\(' engine runner prepare core || rc=1
+    hits "an option word recognised by hand (use core/options.h)" \
+        "argv\[[^]]*\]\[0\][[:space:]]*[!=]=[[:space:]]*'-'" engine runner prepare core --exclude=options.c || rc=1
+    hits "a second list of the command names (use cmd_find(), runner/commands.c)" \
+        '"run",[[:space:]]*"prepare",' engine runner prepare core --exclude=commands.c || rc=1
+    return $rc
+}
+
+CHECKS=(floors clock rng mkdir parser)
 
 bad=0
 for c in "${CHECKS[@]}"; do

@@ -151,9 +151,9 @@ static enum tipc_status env_int(const char *name, int dflt, int min, int max, in
     return TIPC_OK;
 }
 
-static enum tipc_status init_backend(struct comm *c)
+static enum tipc_status init_backend(struct comm *c, const struct comm_opts *o)
 {
-    const char *be = getenv("TIPC_COMM_BACKEND");
+    const char *be = o->backend;
     const char *host = getenv("MASTER_ADDR"), *job = getenv("TIPC_JOB_ID"), *tok = getenv("TIPC_JOB_TOKEN");
     int port = 0;
     TRY(env_int("MASTER_PORT", 0, 0, 65535, &port));
@@ -168,11 +168,12 @@ static enum tipc_status init_backend(struct comm *c)
         return comm_nccl_init(&c->impl, c->rank, c->world, &kv, c->timeout_ms);
     }
     if (be && *be && strcmp(be, "gloo"))
-        return error_msg(TIPC_EUSAGE, "%s: TIPC_COMM_BACKEND='%s': expected 'gloo' or 'nccl'", c->prefix, be);
+        return error_msg(TIPC_EUSAGE, "%s: comm backend '%s' (TIPC_COMM_BACKEND, --comm-backend): expected 'gloo' or 'nccl'",
+                         c->prefix, be);
     c->be = &comm_backend_gloo;
-    const char *ip = getenv("TIPC_NODE_IP"), *hier = getenv("TIPC_COMM_HIERARCHICAL");
+    const char *ip = getenv("TIPC_NODE_IP");
     struct comm_topo t = {0}, *topo = NULL;
-    if (hier && !strcmp(hier, "1")) {
+    if (o->hierarchical) {
         TRY(env_int("TIPC_NNODES", 1, 1, c->world, &t.nnodes));
         TRY(env_int("LOCAL_WORLD_SIZE", 1, 1, c->world, &t.local_world));
         TRY(env_int("LOCAL_RANK", 0, 0, t.local_world - 1, &t.local_rank));
@@ -186,8 +187,9 @@ static enum tipc_status init_backend(struct comm *c)
     return comm_gloo_init(&c->impl, c->rank, c->world, topo, ip && *ip ? ip : host, &kv, c->timeout_ms);
 }
 
-enum tipc_status comm_init_from_env(struct comm **out)
+enum tipc_status comm_init_from_env(struct comm **out, const struct comm_opts *opts)
 {
+    const struct comm_opts dflt = {0}, *o = opts ? opts : &dflt;
     struct comm *c = xcalloc(1, sizeof *c);
     pthread_mutex_init(&c->mu, NULL);
     pthread_condattr_t ca;
@@ -196,15 +198,11 @@ enum tipc_status comm_init_from_env(struct comm **out)
     pthread_cond_init(&c->cv, &ca);
     pthread_condattr_destroy(&ca);
     c->be = &comm_backend_none;
-    int tmo_s = 300;
     enum tipc_status st = env_int("WORLD_SIZE", 1, 1, 1 << 20, &c->world);
     if (!st) st = env_int("RANK", 0, 0, c->world - 1, &c->rank);
     if (!st) st = env_int("TIPC_NODE_RANK", 0, 0, 1 << 20, &c->node);
-    if (!st) st = env_int("TIPC_COMM_TIMEOUT", 300, 1, 86400, &tmo_s);
-    int wd_s = 0;
-    if (!st) st = env_int("TIPC_WATCHDOG", 0, 0, 86400, &wd_s);
-    c->timeout_ms = tmo_s * 1000;
-    c->watchdog_ms = wd_s * 1000;
+    c->timeout_ms = (o->timeout_s > 0 ? o->timeout_s : 300) * 1000;
+    c->watchdog_ms = (o->watchdog_s > 0 ? o->watchdog_s : 0) * 1000;
     snprintf(c->prefix, sizeof c->prefix, "rank %d (node %d)", c->rank, c->node);
     if (!st && c->world > 1) {
         /* a peer that dies makes the next send() raise SIGPIPE, which would kill this rank before
@@ -212,7 +210,7 @@ enum tipc_status comm_init_from_env(struct comm **out)
          * installed its own handler */
         struct sigaction old;
         if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
-        st = init_backend(c);
+        st = init_backend(c, o);
     }
     if (st) {
         comm_free(c);
