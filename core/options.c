@@ -40,10 +40,13 @@ static bool opt_matches(const struct opt *o, const char *word, size_t len)
     return false;
 }
 
+/* An environment-only setting: its name is not an option word ("TIPC_OFFLINE"). */
+static bool env_only(const struct opt *o) { return o->name[0] != '-'; }
+
 static const struct opt *find_opt(const struct opt *tbl, const char *word, size_t len)
 {
     for (const struct opt *o = tbl; o && o->name; o++)
-        if (opt_matches(o, word, len)) return o;
+        if (!env_only(o) && opt_matches(o, word, len)) return o;
     return NULL;
 }
 
@@ -122,6 +125,7 @@ static char **all_spellings(const struct opt *tbl)
     char **v = NULL;
     size_t n = 0, cap = 0;
     for (const struct opt *o = tbl; o && o->name; o++) {
+        if (env_only(o)) continue;
         v = xgrow(v, sizeof *v, n + 1, &cap);
         v[n++] = xstrdup(o->name);
         for (const char *p = o->alias; p && *p;) {
@@ -244,7 +248,8 @@ static enum tipc_status apply_env(const struct opt_cmd *c, const bool *given)
         if (!o->env || given[o - c->opts]) continue;
         const char *v = getenv(o->env);
         if (!v || !*v) continue;
-        char *what = xasprintf("%s (environment, for %s)", o->env, o->name);
+        char *what = env_only(o) ? xasprintf("%s (environment)", o->env)
+                                 : xasprintf("%s (environment, for %s)", o->env, o->name);
         enum tipc_status st = set_value(c, o, what, v);
         free(what);
         TRY(st);
@@ -344,13 +349,13 @@ static char *left_column(const struct opt *o)
 
 static void print_opt(const struct opt *o, FILE *f)
 {
-    char *left = left_column(o);
+    char *left = env_only(o) ? xasprintf("%s=%s", o->env, o->arg ? o->arg : "VALUE") : left_column(o);
     fprintf(f, "  %s", left);
     int col = 2 + (int)strlen(left);
     free(left);
     char extra[160] = "";
     if (has_range(o)) snprintf(extra, sizeof extra, "%g..%g", o->min, o->max);
-    if (o->env)
+    if (o->env && !env_only(o))
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%senv %s", *extra ? "; " : "", o->env);
     const char *h = o->help ? o->help : "";
     bool first = true;
@@ -380,7 +385,16 @@ void opt_usage(const struct opt_cmd *c, FILE *f)
     } while (*s);
     if (c->about) fprintf(f, "\n%s", c->about);
     fprintf(f, "\noptions:\n");
-    for (const struct opt *o = c->opts; o && o->name; o++) print_opt(o, f);
+    bool any_env = false;
+    for (const struct opt *o = c->opts; o && o->name; o++) {
+        if (env_only(o)) any_env = true;
+        else print_opt(o, f);
+    }
     fprintf(f, "  -h, --help%*sshow this help\n", HELP_COL - 12, "");
+    if (any_env) {
+        fprintf(f, "\nenvironment:\n");
+        for (const struct opt *o = c->opts; o && o->name; o++)
+            if (env_only(o)) print_opt(o, f);
+    }
     if (c->footer) fprintf(f, "\n%s", c->footer);
 }

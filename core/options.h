@@ -29,8 +29,10 @@ enum opt_type {
 struct opt;
 typedef enum tipc_status (*opt_fn)(const struct opt *o, const char *value, void *dst);
 
+/* An entry whose name does not start with '-' is an environment-only setting: `env` is read, the
+ * command line cannot set it, and the usage lists it under "environment:". */
 struct opt {
-    const char *name;   /* "--batch-size"; NULL ends the table */
+    const char *name;   /* "--batch-size" (or "TIPC_OFFLINE": environment only); NULL ends the table */
     const char *alias;  /* other spellings, space separated ("-b", "--devices --selected_gpus"), or NULL */
     enum opt_type type;
     void *dst;          /* see enum opt_type */

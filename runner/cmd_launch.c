@@ -146,6 +146,8 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
         {"--heartbeat_timeout", NULL, OPT_INT, &o->heartbeat_s, NULL, 2, 86400, "S", "declare a silent node dead after S seconds (default 10)", NULL, NULL},
         {"--grace", NULL, OPT_INT, &o->grace_s, NULL, 0, 3600, "S", "SIGTERM to SIGKILL when stopping ranks (default 3)", NULL, NULL},
         {"--echo", NULL, OPT_FN, &o->echo_all, NULL, 0, 0, "all|0", "all: print every rank's output, not only local rank 0's", NULL, set_echo},
+        {"TIPC_MASTER", NULL, OPT_FN, &o->env_master, NULL, 0, 0, "HOST:PORT",
+         "the master when no --master/--master_addr is given (`tipc run` passes\nits nodes' master this way)", "TIPC_MASTER", set_owned_str},
         {0},
     };
     const struct opt_cmd cmd = {.name = "launch", .synopsis = "[options] CMD [ARGS...]", .about = about,
@@ -168,6 +170,7 @@ void launch_opts_free(struct launch_opts *o)
     free(o->gpus);
     free(o->node_ip);
     free(o->master_host);
+    free(o->env_master);
     free(o->log_dir);
     free(o->job_id);
     free(o->token);

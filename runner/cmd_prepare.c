@@ -25,7 +25,9 @@ static const char about[] =
     "retries, resume, sha256 verified before use), extracted safely into a temp dir and renamed into\n"
     "place; when that is impossible (offline, unreachable) the item's fallback is used: the embedded\n"
     "synthetic dataset (deterministic JPEGs, PaddleClas lists) for our model's lite data.\n";
-static const char footer[] = "`tipc run` prepares offline unless TIPC_OFFLINE=0.\n";
+static const char footer[] =
+    "`tipc run` prepares offline unless TIPC_OFFLINE=0. The environment variables named above are\n"
+    "read once, into the defaults (prepare_opts_default); a bad value is ignored with a warning.\n";
 
 struct args {
     const char *pos[2];
@@ -60,7 +62,7 @@ int cmd_prepare(int argc, char **argv)
     struct args a = {.classes = 10, .train_pc = 10, .val_pc = 4, .seed = 1, .batch = 64, .crop = 224,
                      .threads = 0, .steps = 20};
     const struct opt opts[] = {
-        {"--offline", NULL, OPT_SWITCH, &o.offline, NULL, 0, 0, NULL, "no network: only file:// URLs and fallbacks", "TIPC_OFFLINE", NULL},
+        {"--offline", NULL, OPT_SWITCH, &o.offline, NULL, 0, 0, NULL, "no network: only file:// URLs and fallbacks (env TIPC_OFFLINE=1)", NULL, NULL},
         {"--force", NULL, OPT_SWITCH, &o.force, NULL, 0, 0, NULL, "redo items that are already prepared", NULL, NULL},
         {"--manifest", NULL, OPT_STR, &a.manifest, NULL, 0, 0, "FILE",
          "default: $TIPC_MANIFEST, CONFIG's ../datasets.yaml, configs/datasets.yaml", NULL, NULL},
@@ -83,12 +85,12 @@ int cmd_prepare(int argc, char **argv)
         {"--threads", NULL, OPT_INT, &a.threads, NULL, 0, 256, "N", "--bench-loader threads (default: all cores)", NULL, NULL},
         {"--steps", NULL, OPT_INT, &a.steps, NULL, 1, 1000000, "N", "--bench-loader batches (default 20)", NULL, NULL},
         {"--eval", NULL, OPT_SWITCH, &a.eval, NULL, 0, 0, NULL, "--bench-loader: the eval transform", NULL, NULL},
-        {"--connect-timeout", NULL, OPT_LONG, &o.fetch.connect_timeout_s, NULL, 1, 600, "S", "download: connect limit (default 5)", "TIPC_CONNECT_TIMEOUT", NULL},
+        {"--connect-timeout", NULL, OPT_LONG, &o.fetch.connect_timeout_s, NULL, 1, 600, "S", "download: connect limit (default 5; env TIPC_CONNECT_TIMEOUT)", NULL, NULL},
         {"--low-speed-time", NULL, OPT_LONG, &o.fetch.low_speed_time_s, NULL, 1, 3600, "S",
-         "download: abort when slower than --low-speed-limit this long (default 15)", "TIPC_LOW_SPEED_TIME", NULL},
-        {"--low-speed-limit", NULL, OPT_LONG, &o.fetch.low_speed_bytes, NULL, 1, 1 << 30, "BYTES/S", "(default 1024)", "TIPC_LOW_SPEED_LIMIT", NULL},
-        {"--retries", NULL, OPT_INT, &o.fetch.retries, NULL, 0, 100, "N", "download: extra attempts (default 2)", "TIPC_RETRIES", NULL},
-        {"--backoff-ms", NULL, OPT_LONG, &o.fetch.backoff_ms, NULL, 0, 600000, "MS", "download: first retry delay, doubled per retry (default 500)", "TIPC_BACKOFF_MS", NULL},
+         "download: abort when slower than --low-speed-limit this long\n(default 15; env TIPC_LOW_SPEED_TIME)", NULL, NULL},
+        {"--low-speed-limit", NULL, OPT_LONG, &o.fetch.low_speed_bytes, NULL, 1, 1 << 30, "BYTES/S", "(default 1024; env TIPC_LOW_SPEED_LIMIT)", NULL, NULL},
+        {"--retries", NULL, OPT_INT, &o.fetch.retries, NULL, 0, 100, "N", "download: extra attempts (default 2; env TIPC_RETRIES)", NULL, NULL},
+        {"--backoff-ms", NULL, OPT_LONG, &o.fetch.backoff_ms, NULL, 0, 600000, "MS", "download: first retry delay, doubled per retry\n(default 500; env TIPC_BACKOFF_MS)", NULL, NULL},
         {"--quiet", NULL, OPT_SWITCH, &o.fetch.quiet, NULL, 0, 0, NULL, "no download progress", NULL, NULL},
         {0},
     };

@@ -201,7 +201,7 @@ static char *route_addr_to(const char *host)
 static enum tipc_status resolve_master(struct launch_opts *o)
 {
     bool from_env = false;
-    const char *tm = getenv("TIPC_MASTER");   /* how `tipc run` passes --master down */
+    const char *tm = o->env_master;   /* TIPC_MASTER: how `tipc run` passes --master down */
     if (!o->master_host && tm && *tm) TRY(launch_parse_hostport("TIPC_MASTER", tm, &o->master_host, &o->master_port));
     if (!o->master_host) {
         const char *pai = getenv("PAI_HOST_IP_worker_0"), *ma = getenv("MASTER_ADDR");

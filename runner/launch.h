@@ -27,6 +27,7 @@ struct launch_opts {
     int node_rank;       /* --node_rank */
     char *node_ip;       /* --node_ip (else env POD_IP) */
     char *master_host;   /* --master HOST:PORT, --master-addr, --rdzv-endpoint */
+    char *env_master;    /* env TIPC_MASTER=HOST:PORT (how `tipc run` passes --master down) */
     int master_port;
     char *log_dir;       /* --log_dir, default "log" */
     char *job_id;        /* --job_id, else env TIPC_JOB_ID, else "default" */

@@ -7,7 +7,7 @@
 #include "../../core/options.h"
 
 struct vals {
-    const char *out;
+    const char *out, *mode;
     int epochs, nproc;
     long bytes;
     double lr;
@@ -35,6 +35,7 @@ static const struct opt OPTS[] = {
     {"--use-gpu", NULL, OPT_BOOL, &V.gpu, NULL, 0, 0, "BOOL", "on a GPU", NULL, NULL},
     {"--override", "-O", OPT_LIST, &V.over, NULL, 0, 0, "K=V", "override", NULL, NULL},
     {"--even", NULL, OPT_FN, &even, NULL, 0, 0, "N", "an even number", NULL, even_only},
+    {"TEST_OPT_MODE", NULL, OPT_STR, &V.mode, NULL, 0, 0, "M", "environment only", "TEST_OPT_MODE", NULL},
     {0},
 };
 static const struct opt_cmd CMD = {.name = "demo", .synopsis = "[options] A [B]\n--other", .about = "About it.\n",
@@ -143,6 +144,12 @@ static void test_env(void **s)
     setenv("TEST_OPT_BYTES", "0", 1);
     expect_error((const char *[]){"demo", NULL}, "TEST_OPT_BYTES (environment, for --bytes) needs an integer in [1,");
     unsetenv("TEST_OPT_BYTES");
+    /* an environment-only setting: read from the environment, never from the command line */
+    setenv("TEST_OPT_MODE", "fast", 1);
+    assert_int_equal(parse(&CMD, (const char *[]){"demo", NULL}, pos, &r, NULL), TIPC_OK);
+    assert_string_equal(V.mode, "fast");
+    unsetenv("TEST_OPT_MODE");
+    expect_error((const char *[]){"demo", "--TEST_OPT_MODE=x", NULL}, "unknown option '--TEST_OPT_MODE'");
 }
 
 static void test_did_you_mean(void **s)
@@ -194,7 +201,8 @@ static void test_usage(void **s)
     assert_non_null(strstr(u, "  --nproc_per_node, --nproc-per-node, --nproc N\n                          ranks (1..64)\n"));
     assert_non_null(strstr(u, "  --bytes B               a size\n                          second line (1..1.09951e+12; env TEST_OPT_BYTES)\n"));
     assert_non_null(strstr(u, "  --dry-run               print only\n"));
-    assert_non_null(strstr(u, "  -h, --help              show this help\n"));
+    assert_non_null(strstr(u, "  -h, --help              show this help\n\nenvironment:\n"
+                              "  TEST_OPT_MODE=M         environment only\n"));
     assert_true(strlen(u) > strlen("Footer.\n") && !strcmp(u + strlen(u) - 9, "\nFooter.\n"));
     assert_null(strstr(u, "exit codes"));
     free(u);
