@@ -160,13 +160,19 @@ static enum tipc_status unknown_option(const struct opt_cmd *c, const char *word
 /* ---- values ---------------------------------------------------------------------------------- */
 static bool has_range(const struct opt *o) { return o->min < o->max; }
 
-/* `what` names the source in messages: "option '--epochs'" or "TIPC_RETRIES (environment)". */
+/* `what` names the source in messages: "option '--epochs'" or "TIPC_RETRIES (environment, ...)". */
 static enum tipc_status bad_number(const struct opt_cmd *c, const struct opt *o, const char *what, const char *v)
 {
-    const char *kind = o->type == OPT_DOUBLE ? "a number" : "an integer";
-    if (has_range(o))
-        return error_msg(TIPC_EUSAGE, "%s: %s needs %s in [%g, %g], got '%s'", c->name, what, kind, o->min, o->max, v);
-    return error_msg(TIPC_EUSAGE, "%s: %s needs %s, got '%s'", c->name, what, kind, v);
+    return error_msg(TIPC_EUSAGE, "%s: %s needs %s, got '%s'", c->name, what,
+                     o->type == OPT_DOUBLE ? "a number" : "an integer", v);
+}
+
+/* A parsed value outside [min, max]: exit 2 naming the option and the range. */
+static enum tipc_status check_range(const struct opt_cmd *c, const struct opt *o, const char *what, const char *v,
+                                    double x)
+{
+    if (!has_range(o) || (x >= o->min && x <= o->max)) return TIPC_OK;
+    return error_msg(TIPC_EUSAGE, "%s: %s must be in %.15g..%.15g, got %s", c->name, what, o->min, o->max, v);
 }
 
 static enum tipc_status set_value(const struct opt_cmd *c, const struct opt *o, const char *what, const char *v)
@@ -174,21 +180,23 @@ static enum tipc_status set_value(const struct opt_cmd *c, const struct opt *o, 
     switch (o->type) {
     case OPT_STR: *(const char **)o->dst = v; break;
     case OPT_INT: {
-        long lo = has_range(o) ? (long)o->min : -2000000000L, hi = has_range(o) ? (long)o->max : 2000000000L;
         int x;
-        if (!parse_int(v, (int)lo, (int)hi, &x)) return bad_number(c, o, what, v);
+        if (!parse_int(v, -2147483647 - 1, 2147483647, &x)) return bad_number(c, o, what, v);
+        TRY(check_range(c, o, what, v, x));
         *(int *)o->dst = x;
         break;
     }
     case OPT_LONG: {
-        long lo = has_range(o) ? (long)o->min : -(1L << 62), hi = has_range(o) ? (long)o->max : 1L << 62, x;
-        if (!parse_long(v, lo, hi, &x)) return bad_number(c, o, what, v);
+        long x;
+        if (!parse_long(v, -(1L << 62), 1L << 62, &x)) return bad_number(c, o, what, v);
+        TRY(check_range(c, o, what, v, (double)x));
         *(long *)o->dst = x;
         break;
     }
     case OPT_DOUBLE: {
         double x;
-        if (!parse_double(v, &x) || (has_range(o) && (x < o->min || x > o->max))) return bad_number(c, o, what, v);
+        if (!parse_double(v, &x)) return bad_number(c, o, what, v);
+        TRY(check_range(c, o, what, v, x));   /* NaN is outside every range */
         *(double *)o->dst = x;
         break;
     }
@@ -354,7 +362,7 @@ static void print_opt(const struct opt *o, FILE *f)
     int col = 2 + (int)strlen(left);
     free(left);
     char extra[160] = "";
-    if (has_range(o)) snprintf(extra, sizeof extra, "%g..%g", o->min, o->max);
+    if (has_range(o)) snprintf(extra, sizeof extra, "%.15g..%.15g", o->min, o->max);
     if (o->env && !env_only(o))
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%senv %s", *extra ? "; " : "", o->env);
     const char *h = o->help ? o->help : "";

@@ -131,12 +131,12 @@ int cmd_bench(int argc, char **argv)
                            .threads = 0, .classes = 1000};
     const struct opt opts[] = {
         {"--model", NULL, OPT_STR, &o.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
-        {"--batch-size", "-b", OPT_INT, &o.batch, NULL, 0, 0, "B", "images per step (default 32)", NULL, NULL},
-        {"--resolution", NULL, OPT_INT, &o.res, NULL, 0, 0, "R", "input R x R (default 224)", NULL, NULL},
-        {"--steps", NULL, OPT_INT, &o.steps, NULL, 0, 0, "S", "timed steps (default 10)", NULL, NULL},
-        {"--warmup", NULL, OPT_INT, &o.warmup, NULL, 0, 0, "W", "untimed steps first (default 2)", NULL, NULL},
-        {"--threads", NULL, OPT_INT, &o.threads, NULL, 0, 0, "T", "CPU threads (default: all cores)", NULL, NULL},
-        {"--num-classes", NULL, OPT_INT, &o.classes, NULL, 0, 0, "K", "classes (default 1000)", NULL, NULL},
+        {"--batch-size", "-b", OPT_INT, &o.batch, NULL, 1, 4096, "B", "images per step (default 32)", NULL, NULL},
+        {"--resolution", NULL, OPT_INT, &o.res, NULL, 32, 2048, "R", "input R x R (default 224)", NULL, NULL},
+        {"--steps", NULL, OPT_INT, &o.steps, NULL, 1, 1000000, "S", "timed steps (default 10)", NULL, NULL},
+        {"--warmup", NULL, OPT_INT, &o.warmup, NULL, 0, 1000000, "W", "untimed steps first (default 2)", NULL, NULL},
+        {"--threads", NULL, OPT_INT, &o.threads, NULL, 0, 1024, "T", "CPU threads (default: all cores)", NULL, NULL},
+        {"--num-classes", NULL, OPT_INT, &o.classes, NULL, 1, 100000, "K", "classes (default 1000)", NULL, NULL},
         {"--device", NULL, OPT_STR, &o.device, NULL, 0, 0, "cpu|gpu", "where to run (default cpu)", NULL, NULL},
         {"--cuda-graph", NULL, OPT_SWITCH, &o.graph, NULL, 0, 0, NULL,
          "infer, gpu, warmup >= 2: the forward pass is captured once in the warm-up\n"

@@ -33,8 +33,8 @@ int cmd_export(int argc, char **argv)
         {"--pretrained", NULL, OPT_STR, &ckpt, NULL, 0, 0, "CKPT", "the training checkpoint (required)", NULL, NULL},
         {"--save-inference-dir", NULL, OPT_STR, &dir, NULL, 0, 0, "DIR", "where to write the model (required)", NULL, NULL},
         {"--model", NULL, OPT_STR, &model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
-        {"--img-size", NULL, OPT_INT, &img, NULL, 0, 0, "R", "input resolution of the exported graph (default: the checkpoint's)", NULL, NULL},
-        {"--num-classes", NULL, OPT_INT, &classes, NULL, 0, 0, "K", "must match the checkpoint when given", NULL, NULL},
+        {"--img-size", NULL, OPT_INT, &img, NULL, 32, 2048, "R", "input resolution of the exported graph (default: the checkpoint's)", NULL, NULL},
+        {"--num-classes", NULL, OPT_INT, &classes, NULL, 1, 100000, "K", "must match the checkpoint when given", NULL, NULL},
         {"--device", NULL, OPT_STR, &device, NULL, 0, 0, "cpu|gpu", "where to fold", NULL, NULL},
         {0},
     };

@@ -97,8 +97,7 @@ static enum tipc_status set_nnodes(const struct opt *op, const char *v, void *ds
     if (strchr(v, ':'))
         return error_msg(TIPC_EUSAGE, "launch: elastic --nnodes '%s' is not supported; give one number", v);
     if (!parse_int(v, 1, LAUNCH_MAX_NODES, dst))
-        return error_msg(TIPC_EUSAGE, "launch: option '--nnodes' needs an integer in [1, %d], got '%s'",
-                         LAUNCH_MAX_NODES, v);
+        return error_msg(TIPC_EUSAGE, "launch: option '--nnodes' must be in 1..%d, got %s", LAUNCH_MAX_NODES, v);
     return TIPC_OK;
 }
 
