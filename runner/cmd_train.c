@@ -111,7 +111,7 @@ int cmd_train(int argc, char **argv)
         {"--workers", "-j", OPT_INT, &f.workers, &f.s_workers, 0, 256, "N", "data loader threads", NULL, NULL},
         {"--threads", NULL, OPT_INT, &f.threads, NULL, 0, 1024, "N", "CPU threads (default: all cores)", NULL, NULL},
         {"--model", NULL, OPT_STR, &f.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
-        {"--simulate-world", NULL, OPT_INT, &f.sim_world, &f.s_sim, 1, 4096, "W",
+        {"--simulate-world", NULL, OPT_INT, &f.sim_world, &f.s_sim, 0, 0, "W",
          "one process does what W data-parallel ranks (no SyncBN) do: each step runs\n"
          "rank 0..W-1's micro-batches (their data shards and dropout RNGs), averages\n"
          "the gradients, takes one SGD step and keeps rank 0's BN running statistics;\n"
