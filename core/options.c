@@ -328,6 +328,7 @@ enum tipc_status opt_usage_error(const struct opt_cmd *c)
 
 /* ---- the usage text -------------------------------------------------------------------------- */
 #define HELP_COL 26
+#define USAGE_WIDTH 100
 
 /* "-b, --batch-size N": short spellings first, then the name, then the long aliases. */
 static char *left_column(const struct opt *o)
@@ -374,7 +375,11 @@ static void print_opt(const struct opt *o, FILE *f)
         else if (!first) fprintf(f, "%*s", HELP_COL, "");
         else fprintf(f, "%*s", HELP_COL - col, "");
         fprintf(f, "%.*s", (int)k, h);
-        if (last && *extra) fprintf(f, "%s(%s)", k ? " " : "", extra);
+        if (last && *extra) {   /* "(1..256; env X)" after the text, or on a line of its own */
+            bool fits = HELP_COL + k + strlen(extra) + 3 <= USAGE_WIDTH;
+            if (k && !fits) fprintf(f, "\n%*s(%s)", HELP_COL, "", extra);
+            else fprintf(f, "%s(%s)", k ? " " : "", extra);
+        }
         fputc('\n', f);
         h += k + (last ? 0 : 1);
         first = false;
