@@ -33,7 +33,7 @@ Q := @
 endif
 
 # ---- system libraries (scripts/install-deps.sh installs them) ------------------------------
-PKGS := libcurl libarchive libturbojpeg libjpeg yaml-0.1 openblas libprotobuf-c libmicrohttpd
+PKGS := libcurl libarchive libturbojpeg libjpeg yaml-0.1 openblas libprotobuf-c libmicrohttpd libxml-2.0 jansson
 ifneq ($(filter clean,$(MAKECMDGOALS)),clean)
 ifneq ($(shell pkg-config --exists $(PKGS) && echo ok),ok)
 $(error missing libraries ($(PKGS)); run scripts/install-deps.sh)

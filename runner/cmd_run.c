@@ -4,12 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmds.h"      /* defines: cmd_run */
 #include "config.h"    /* defines: cfg_load */
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
+#include "tee.h"       /* defines: tee_start, tee_finish */
 #include "../core/check.h"
 #include "../core/options.h"   /* defines: opt_parse */
 #include "../core/time.h"   /* defines: now_seconds */
@@ -93,18 +96,76 @@ static void print_plan(const struct plan *p, const struct run_args *a)
     }
 }
 
-static int run_stage(const struct stage *s, const char *self, const char *pod_ip_env)
+/* What a stage gets besides its own command: our binary, CUDA_VISIBLE_DEVICES as the original
+ * leaves it, POD_IP, where to append metrics, its report name, how to draw progress. */
+struct stage_env {
+    const char *self, *pod_ip;
+    const char *metrics;   /* "TIPC_METRICS=PATH" */
+    const char *progress;  /* "TIPC_PROGRESS=bar" or "=lines" */
+};
+
+static int run_stage(const struct stage *s, const struct stage_env *se, const char *name, struct tee *tee)
 {
-    const char *set[4] = {0}, *unset[2] = {0};
-    char *cvd = NULL;
+    const char *set[8] = {0}, *unset[2] = {0};
+    char *cvd = NULL, *stage = xasprintf("TIPC_STAGE=%s", name);
     int ns = 0;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
-    if (pod_ip_env) set[ns++] = pod_ip_env;
-    struct proc_env env = {self, set, unset};
+    if (se->pod_ip) set[ns++] = se->pod_ip;
+    set[ns++] = se->metrics;
+    set[ns++] = se->progress;
+    set[ns++] = stage;
+    struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1};
     int status = proc_run(&s->cl, &env);
     free(cvd);
+    free(stage);
     return status;
+}
+
+static char *stage_label(const struct stage *s)
+{
+    return *s->matrix ? xasprintf("%s[%s]", stage_kind_name(s->kind), s->matrix) : xstrdup(stage_kind_name(s->kind));
+}
+
+/* Run stage i (number k of total) unless the stage it depends on did not pass. */
+static enum tipc_status run_one(const struct plan *p, int i, int k, int total, const struct stage_env *se,
+                                const char *own_dir, struct report *r, enum case_outcome *done)
+{
+    const struct stage *s = &p->st[i];
+    const char *kind = stage_kind_name(s->kind);
+    if (s->dep >= 0 && done[s->dep] != CASE_PASSED) {
+        int root = s->dep; /* name the failure itself, not the stages skipped because of it */
+        while (done[root] == CASE_SKIPPED && p->st[root].dep >= 0) root = p->st[root].dep;
+        char *dep = stage_label(&p->st[root]);
+        char *why = xasprintf("%s failed", dep);
+        report_skip(r, k, total, kind, s->matrix, s->cmd, why, s->line);
+        free(why);
+        free(dep);
+        done[i] = CASE_SKIPPED;
+        return TIPC_OK;
+    }
+    report_begin(r, k, total, kind, s->matrix);
+    /* A command that does not keep its own log (training): keep a copy of its output. */
+    char *log = s->log_path ? NULL : xasprintf("%s/%02d_%s.log", own_dir, k, kind);
+    struct tee tee;
+    enum tipc_status st = log ? tee_start(&tee, log) : TIPC_OK;
+    if (st != TIPC_OK) {
+        free(log);
+        return st;
+    }
+    char *name = xasprintf("%s.%s.%s%s%s%s", p->model, p->mode, kind, *s->matrix ? "[" : "", s->matrix,
+                           *s->matrix ? "]" : "");
+    double t0 = now_seconds(), wall = (double)time(NULL);
+    int status = run_stage(s, se, name, log ? &tee : NULL);
+    double secs = now_seconds() - t0;
+    if (log) st = tee_finish(&tee);
+    if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
+    enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, NULL, wall,
+                                       secs, s->line);
+    done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
+    free(name);
+    free(log);
+    return st != TIPC_OK ? st : ws;
 }
 
 static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
@@ -112,38 +173,51 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     TRY(mkdir_p(p->log_dir));
     /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
     if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode));
+    /* tipc's own files (stage logs it keeps, metrics, reports) in one folder the original never uses */
+    char *own = xasprintf("%s/tipc", p->log_dir);
+    enum tipc_status st = mkdir_p(own);
+    if (st != TIPC_OK) {
+        free(own);
+        return st;
+    }
     char *self = self_exe_path();
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
+    char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
+    struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines"};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
-    fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", plan_count_runs(p), a->config, p->mode, p->log_dir);
-    enum tipc_status st = TIPC_OK;
+    int total = plan_count_runs(p);
+    fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
+    enum case_outcome *done = xcalloc((size_t)p->n + 1, sizeof *done);
     proc_signals_init();
-    for (int i = 0; i < p->n && !proc_interrupted(); i++) {
+    for (int i = 0, k = 0; i < p->n && !proc_interrupted(); i++) {
         const struct stage *s = &p->st[i];
         if (s->kind == STAGE_NOTE) {
             printf("%s\n", s->cmd);
             continue;
         }
-        double t0 = now_seconds();
-        int status = run_stage(s, self, pod_ip);
-        if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
-        enum tipc_status ws = report_stage(&r, stage_kind_name(s->kind), s->cmd, s->log_path, status,
-                                           now_seconds() - t0, s->line);
+        enum tipc_status ws = run_one(p, i, ++k, total, &se, own, &r, done);
         if (ws != TIPC_OK) st = ws;
     }
-    report_summary(&r, stdout);
-    if (a->junit) {
-        enum tipc_status js = report_junit(&r, a->junit);
+    report_summary(&r, stderr, stdout);
+    char *own_junit = xasprintf("%s/junit.xml", own);
+    const char *junits[] = {own_junit, a->junit};
+    for (int j = 0; j < 2; j++) {
+        if (!junits[j]) continue;
+        enum tipc_status js = report_junit(&r, junits[j]);
         if (js != TIPC_OK && st == TIPC_OK) st = js;
     }
     if (proc_interrupted()) {
-        error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, plan_count_runs(p));
+        error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, total);
         st = TIPC_EINTR;
-    } else if (st == TIPC_OK && report_failed(&r)) {
+    } else if (st == TIPC_OK && (report_failed(&r) || report_count(&r, CASE_SKIPPED))) {
         st = TIPC_EFAIL;
     }
     report_free(&r);
+    free(done);
+    free(own_junit);
+    free(metrics);
+    free(own);
     free(self);
     free(pod_ip);
     return st;

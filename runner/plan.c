@@ -84,9 +84,27 @@ enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const cha
     s->cat_log = cat;
     s->cvd = b->cvd;
     s->cvd_value = b->cvd == CVD_SET ? xstrdup(b->cvd_value) : NULL;
+    const char *ctx = b->ctx ? b->ctx : "", *mx = b->matrix ? b->matrix : "";
+    s->matrix = xasprintf("%s%s%s", ctx, *ctx && *mx ? " " : "", mx);
+    s->dep = -1;
+    switch (kind) {
+    case STAGE_TRAIN: b->last_train = p->n, b->last_export = -1; break;
+    case STAGE_EVAL: s->dep = b->last_train; break;
+    case STAGE_EXPORT: s->dep = b->last_train, b->last_export = p->n; break;
+    case STAGE_INFER: s->dep = b->last_export >= 0 ? b->last_export : b->last_train; break;
+    case STAGE_NOTE: break;
+    }
+    if (kind != STAGE_NOTE) b->matrix = NULL;
     p->n++;
     return TIPC_OK;
 }
+
+void pb_set_ctx(struct builder *b, const char *ctx)
+{
+    b->ctx = ctx;
+    b->last_train = b->last_export = -1;
+}
+void pb_set_matrix(struct builder *b, const char *matrix) { b->matrix = matrix; }
 
 enum tipc_status pb_note(struct builder *b, const char *text, int line)
 {
@@ -215,7 +233,7 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
     if (!known)
         return error_at(TIPC_EUSAGE, cfg->path, 0, "unknown mode '%s': expected lite_train_lite_infer, "
                         "lite_train_whole_infer, whole_infer, whole_train_whole_infer or klquant_whole_infer", mode);
-    struct builder bb = {.p = p, .cfg = cfg, .cvd = CVD_INHERIT};
+    struct builder bb = {.p = p, .cfg = cfg, .cvd = CVD_INHERIT, .last_train = -1, .last_export = -1};
     struct builder *b = &bb;
     p->family = cfg->family;
     p->model = xstrdup(V(1));
@@ -250,6 +268,7 @@ void plan_free(struct plan *p)
         free(s->log_path);
         free(s->cvd_value);
         free(s->ips);
+        free(s->matrix);
     }
     free(p->st);
     free(p->model);

@@ -31,6 +31,8 @@ static enum tipc_status full_infer_cpu(struct builder *b, const char *use_gpu, c
                         K(40), use_gpu, SETP(K(41), use_mkldnn), SETP(K(42), threads[t]), SETP(K(46), model_dir),
                         SETP(K(43), batches[bs]), SETP(K(48), "") /* save_log_value: never set */,
                         SETP(K(47), img_dir), SETP(K(49), V(49)), SETP(K(45), precision), SETP(K(50), V(50)), log);
+                    pb_set_matrix(b, FMT("use_gpu=%s mkldnn=%s threads=%s precision=%s bs=%s", use_gpu, use_mkldnn,
+                                         threads[t], precision, batches[bs]));
                     TRY(pb_add_stage(b, STAGE_INFER, command, LN(39), log, true));
                 }
     return TIPC_OK;
@@ -55,6 +57,7 @@ static enum tipc_status full_infer_gpu(struct builder *b, const char *use_gpu, c
                     K(40), use_gpu, SETP(K(44), use_trt), SETP(K(45), precision), SETP(K(46), model_dir),
                     SETP(K(43), batches[bs]), SETP(K(47), img_dir), SETP(K(49), V(49)), SETP(K(50), V(50)),
                     SETP(K(48), ""), log);
+                pb_set_matrix(b, FMT("use_gpu=%s trt=%s precision=%s bs=%s", use_gpu, use_trt, precision, batches[bs]));
                 TRY(pb_add_stage(b, STAGE_INFER, command, LN(39), log, true));
             }
         }
@@ -89,6 +92,8 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
     for (int count = 0; count < nm; count++) {
         const char *infer_model = models[count];
         const char *run_export = count < ne ? exports[count] : "";
+        const char *base = strrchr(infer_model, '/');
+        pb_set_ctx(b, FMT("model=%s", base && base[1] ? base + 1 : infer_model)); /* a path from the config */
         if (pb_sh_ne(run_export, "null")) {
             const char *export_log_path = FMT("%s/_export_%d.log", b->p->log_dir, count);
             const char *export_cmd = FMT("%s %s %s %s > %s 2>&1 ", b->python, run_export, SETP(K(28), infer_model),
@@ -149,6 +154,8 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
     else /* sic: pretrain before epoch on several nodes */
         cmd = FMT("%s %s %s %s %s %s %s %s %s %s", launch, run_train, set_use_gpu, set_save_model, set_pretrain,
                   set_epoch, set_autocast, set_batchsize, set_train_params1, set_amp_config);
+    pb_set_ctx(b, multi_node ? FMT("%s gpus=%s autocast=%s nodes=%d", r->trainer, g->gpu, r->autocast, g->nodes)
+                             : FMT("%s gpus=%s autocast=%s", r->trainer, g->gpu, r->autocast));
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(15), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
 

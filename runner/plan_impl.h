@@ -17,6 +17,9 @@ struct builder {
     const char *cvd_value;
     const char *python;         /* ${python} */
     const char *launch;         /* "-m paddle.distributed.launch", or "launch" for our configs */
+    const char *ctx;            /* the training loop's values ("norm_train gpus=0 autocast=False"), or "" */
+    const char *matrix;         /* the next stage's own loop values, appended to ctx in its name */
+    int last_train, last_export; /* stage indexes for struct stage.dep, -1 for none */
 };
 
 #define K(i) (cfg_at(b->cfg, (i))->key)
@@ -34,6 +37,10 @@ struct gpu_item {
     const char *env;  /* CUDA_VISIBLE_DEVICES the original exports, NULL for none */
     int nodes;
 };
+
+/* The name parts of the next stages: ctx (a training iteration) and the stage's own values. */
+void pb_set_ctx(struct builder *b, const char *ctx);
+void pb_set_matrix(struct builder *b, const char *matrix);
 
 /* Register a malloc'ed string to be freed when the build ends; returns it. */
 void *pb_keep(struct builder *b, void *s);

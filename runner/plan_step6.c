@@ -33,6 +33,7 @@ static enum tipc_status step6_inference(struct builder *b, const char *model_dir
             const char *set_model_dir = SETP(infer_model_key, model_dir);
             const char *command = FMT("%s %s %s=%s %s %s %s %s > %s 2>&1 ", python, script, use_gpu_key, use_gpu,
                                       set_model_dir, set_batchsize, set_infer_data, set_benchmark, save_log_path);
+            pb_set_matrix(b, FMT("use_gpu=%s bs=%s", use_gpu, batch_size));
             TRY(pb_add_stage(b, STAGE_INFER, command, LN(26), save_log_path, true));
         }
     }
@@ -42,6 +43,7 @@ static enum tipc_status step6_inference(struct builder *b, const char *model_dir
 static enum tipc_status step6_whole_infer(struct builder *b, const char *gpuid)
 {
     pb_apply_env(b, gpuid);
+    pb_set_ctx(b, "");
     const char *infer_export = V(24);
     const char *save_infer_dir = V(19);
     if (pb_sh_ne(infer_export, "null")) {
@@ -74,6 +76,8 @@ static enum tipc_status step6_trainer(struct builder *b, const struct gpu_item *
     const char *cmd = single
         ? FMT("%s %s %s %s %s %s", b->python, run_train, set_save_model, set_epoch, set_pretrain, set_batchsize)
         : FMT("%s %s %s %s %s %s", launch, run_train, set_save_model, set_epoch, set_pretrain, set_batchsize);
+    pb_set_ctx(b, g->nodes > 1 ? FMT("%s gpus=%s autocast=%s nodes=%d", trainer, g->gpu, autocast, g->nodes)
+                                : FMT("%s gpus=%s autocast=%s", trainer, g->gpu, autocast));
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(13), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
 

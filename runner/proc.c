@@ -86,6 +86,8 @@ int proc_run(const struct cmdline *c, const struct proc_env *env)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         child_env(c, env);
+        if (env && env->out_fd > 2 && dup2(env->out_fd, 1) < 0) child_fail(1, "cannot redirect to", "stdout copy", errno);
+        if (env && env->err_fd > 2 && dup2(env->err_fd, 2) < 0) child_fail(1, "cannot redirect to", "stderr copy", errno);
         child_redirect(c);
         const char *prog = c->argv[0];
         if (env && env->self_exe && !strcmp(prog, "tipc")) prog = env->self_exe;

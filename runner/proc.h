@@ -10,6 +10,7 @@ struct proc_env {
     const char *self_exe;     /* when argv[0] is "tipc", exec this instead (our own binary) */
     const char *const *set;   /* NULL-terminated "NAME=value" to set (after the command's own) */
     const char *const *unset; /* NULL-terminated names to remove */
+    int out_fd, err_fd;       /* > 2: the child's stdout/stderr (before the command's own redirections) */
 };
 
 /* Run and wait. Returns the exit status the shell would report: the exit code, 128+signal when

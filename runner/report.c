@@ -1,13 +1,33 @@
-/* report.c: status lines, results log, summary, JUnit XML (see report.h). */
+/* report.c: status lines, results log, progress lines, end-of-run table (see report.h). */
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "../core/check.h"
 #include "../core/banned.h"
+
+#define GREEN "\033[32m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define RESET "\033[0m"
+
+static double wall_seconds(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + tv.tv_usec * 1e-6;
+}
+
+bool report_use_color(int fd)
+{
+    const char *no = getenv("NO_COLOR");
+    return isatty(fd) && !(no && *no);
+}
 
 void report_init(struct report *r, const char *config, const char *model, const char *mode, const char *status_log)
 {
@@ -16,16 +36,22 @@ void report_init(struct report *r, const char *config, const char *model, const 
     r->model = xstrdup(model);
     r->mode = xstrdup(mode);
     r->status_log = xstrdup(status_log);
-    r->color = isatty(1);
+    r->color = report_use_color(1);
+    r->color_err = report_use_color(2);
+    r->started = wall_seconds();
+    if (gethostname(r->hostname, sizeof r->hostname - 1) != 0) snprintf(r->hostname, sizeof r->hostname, "localhost");
 }
 
 void report_free(struct report *r)
 {
     if (!r) return;
     for (int i = 0; i < r->n; i++) {
-        free(r->c[i].kind);
-        free(r->c[i].cmd);
-        free(r->c[i].log_path);
+        struct report_case *c = &r->c[i];
+        free(c->kind);
+        free(c->matrix);
+        free(c->cmd);
+        free(c->log_path);
+        free(c->reason);
     }
     free(r->c);
     free(r->model);
@@ -35,26 +61,59 @@ void report_free(struct report *r)
     memset(r, 0, sizeof *r);
 }
 
+char *report_case_name(const struct report *r, const struct report_case *c)
+{
+    if (!*c->matrix) return xasprintf("%s.%s.%s", r->model, r->mode, c->kind);
+    return xasprintf("%s.%s.%s[%s]", r->model, r->mode, c->kind, c->matrix);
+}
+
 char *report_status_line(const char *model, const char *cmd, bool ok)
 {
     return xasprintf("Run %s with command - %s - %s!", ok ? "successfully" : "failed", model, cmd);
 }
 
-enum tipc_status report_stage(struct report *r, const char *kind, const char *cmd, const char *log_path,
-                              int status, double seconds, int line)
+static struct report_case *add_case(struct report *r, const char *kind, const char *matrix, const char *cmd, int line)
 {
     r->c = xgrow(r->c, sizeof *r->c, (size_t)r->n + 1, &r->cap);
     struct report_case *c = &r->c[r->n++];
+    memset(c, 0, sizeof *c);
     c->kind = xstrdup(kind);
+    c->matrix = xstrdup(matrix ? matrix : "");
     c->cmd = xstrdup(cmd);
+    c->line = line;
+    return c;
+}
+
+void report_begin(const struct report *r, int k, int total, const char *kind, const char *matrix)
+{
+    (void)r;
+    fflush(stdout);
+    fprintf(stderr, "[%d/%d] %s%s%s\n", k, total, kind, matrix && *matrix ? " " : "", matrix ? matrix : "");
+    fflush(stderr);
+}
+
+static char *default_reason(int status)
+{
+    if (status > 128 && status < 128 + 65) return xasprintf("killed by signal %d", status - 128);
+    if (status == 127) return xstrdup("exit status 127 (program not found)");
+    return xasprintf("exit status %d", status);
+}
+
+enum tipc_status report_stage(struct report *r, const char *kind, const char *matrix, const char *cmd,
+                              const char *log_path, int status, const char *reason, double started,
+                              double seconds, int line)
+{
+    struct report_case *c = add_case(r, kind, matrix, cmd, line);
     c->log_path = log_path ? xstrdup(log_path) : NULL;
     c->status = status;
+    c->outcome = status == 0 ? CASE_PASSED : CASE_FAILED;
+    c->reason = status == 0 ? NULL : reason ? xstrdup(reason) : default_reason(status);
+    c->started = started;
     c->seconds = seconds;
-    c->line = line;
 
     char *text = report_status_line(r->model, cmd, status == 0);
-    /* The original: echo -e "\033[33m ${text}  \033[0m" (yellow for both outcomes). */
-    if (r->color) printf("\033[33m %s  \033[0m\n", text);
+    /* The original: echo -e "\033[33m ${text}  \033[0m"; we keep its framing, in green or red. */
+    if (r->color) printf("%s %s  " RESET "\n", status == 0 ? GREEN : RED, text);
     else printf("%s\n", text);
     fflush(stdout);
     enum tipc_status st = TIPC_OK;
@@ -67,101 +126,82 @@ enum tipc_status report_stage(struct report *r, const char *kind, const char *cm
     return st;
 }
 
-int report_failed(const struct report *r)
+void report_skip(struct report *r, int k, int total, const char *kind, const char *matrix, const char *cmd,
+                 const char *reason, int line)
+{
+    struct report_case *c = add_case(r, kind, matrix, cmd, line);
+    c->outcome = CASE_SKIPPED;
+    c->status = -1;
+    c->reason = xstrdup(reason);
+    c->started = wall_seconds();
+    fflush(stdout);
+    fprintf(stderr, "[%d/%d] %s%s%s: %sskipped%s (%s)\n", k, total, kind, *c->matrix ? " " : "", c->matrix,
+            r->color_err ? YELLOW : "", r->color_err ? RESET : "", reason);
+    fflush(stderr);
+}
+
+int report_count(const struct report *r, enum case_outcome o)
 {
     int n = 0;
-    for (int i = 0; i < r->n; i++) n += r->c[i].status != 0;
+    for (int i = 0; i < r->n; i++) n += r->c[i].outcome == o;
     return n;
 }
 
-void report_summary(const struct report *r, FILE *out)
-{
-    int failed = report_failed(r);
-    fprintf(out, "%d passed, %d failed\n", r->n - failed, failed);
-}
+int report_failed(const struct report *r) { return report_count(r, CASE_FAILED); }
 
-static void xml_escape(FILE *f, const char *s)
+void report_summary(const struct report *r, FILE *table, FILE *out)
 {
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            if (ch < 0x20 && ch != '\n' && ch != '\t') fprintf(f, "&#xFFFD;"); /* not allowed in XML 1.0 */
-            else fputc(ch, f);
+    int np = report_count(r, CASE_PASSED), nf = report_count(r, CASE_FAILED), ns = report_count(r, CASE_SKIPPED);
+    if (table && r->n > 0) {
+        bool col = table == stderr ? r->color_err : table == stdout ? r->color : false;
+        int w = 5;
+        for (int i = 0; i < r->n; i++) {
+            int l = (int)(strlen(r->c[i].kind) + strlen(r->c[i].matrix) + 2);
+            if (l > w) w = l;
         }
+        if (w > 72) w = 72;
+        fflush(stdout);
+        fprintf(table, "\n%s.%s on %s:\n%4s  %-*s  %-9s %9s  %s\n", r->model, r->mode, r->hostname, "#", w, "stage",
+                "status", "seconds", "log");
+        for (int i = 0; i < r->n; i++) {
+            const struct report_case *c = &r->c[i];
+            char name[512], status[32], secs[32];
+            if (*c->matrix) snprintf(name, sizeof name, "%s[%s]", c->kind, c->matrix);
+            else snprintf(name, sizeof name, "%s", c->kind);
+            const char *color = "";
+            switch (c->outcome) {
+            case CASE_PASSED: snprintf(status, sizeof status, "passed"), color = GREEN; break;
+            case CASE_FAILED: snprintf(status, sizeof status, "FAILED(%d)", c->status), color = RED; break;
+            case CASE_SKIPPED: snprintf(status, sizeof status, "skipped"), color = YELLOW; break;
+            }
+            if (c->outcome == CASE_SKIPPED) snprintf(secs, sizeof secs, "-");
+            else snprintf(secs, sizeof secs, "%.1f", c->seconds);
+            fprintf(table, "%4d  %-*s  %s%-9s%s %9s  %s\n", i + 1, w, name, col ? color : "", status, col ? RESET : "",
+                    secs, c->log_path ? c->log_path : "-");
+            if (c->reason) fprintf(table, "%4s    reason: %s\n", "", c->reason);
+        }
+        fflush(table);
     }
+    fprintf(out, "%d passed, %d failed, %d skipped\n", np, nf, ns);
+    fflush(out);
 }
 
-/* The last `max` bytes of a log, for the <failure> body. */
-static void write_log_tail(FILE *f, const char *path, long max)
-{
-    FILE *in = path ? fopen(path, "rb") : NULL;
-    if (!in) return;
-    if (fseek(in, 0, SEEK_END) == 0) {
-        long size = ftell(in);
-        fseek(in, size > max ? size - max : 0, SEEK_SET);
-    }
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf - 1, in)) > 0) {
-        buf[n] = 0;
-        xml_escape(f, buf);
-    }
-    fclose(in);
-}
-
-enum tipc_status report_junit(const struct report *r, const char *path)
+enum tipc_status report_write_file(const char *path, const void *data, size_t len, const char *what)
 {
     char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        enum tipc_status st = error_at(TIPC_EIO, path, 0, "cannot write JUnit report: %s", strerror(errno));
-        free(tmp);
-        return st;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int err = fd < 0 ? errno : 0;
+    for (size_t off = 0; !err && off < len;) {
+        ssize_t w = write(fd, (const char *)data + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) err = w < 0 ? errno : EIO;
+        else off += (size_t)w;
     }
-    double total = 0;
-    for (int i = 0; i < r->n; i++) total += r->c[i].seconds;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
-    xml_escape(f, r->model);
-    fprintf(f, " ");
-    xml_escape(f, r->mode);
-    fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"0\" time=\"%.3f\">\n", r->n, report_failed(r), total);
-    for (int i = 0; i < r->n; i++) {
-        const struct report_case *c = &r->c[i];
-        fprintf(f, "    <testcase classname=\"tipc.");
-        xml_escape(f, r->model);
-        fprintf(f, ".%s\" name=\"%02d %s: ", c->kind, i + 1, c->kind);
-        xml_escape(f, c->cmd);
-        fprintf(f, "\" file=\"");
-        xml_escape(f, r->config);
-        fprintf(f, "\" line=\"%d\" time=\"%.3f\">\n", c->line, c->seconds);
-        if (c->status != 0) {
-            fprintf(f, "      <failure message=\"exit status %d\">", c->status);
-            write_log_tail(f, c->log_path, 4000);
-            fprintf(f, "</failure>\n");
-        }
-        if (c->log_path) {
-            fprintf(f, "      <system-out>log: ");
-            xml_escape(f, c->log_path);
-            fprintf(f, "</system-out>\n");
-        }
-        fprintf(f, "    </testcase>\n");
-    }
-    fprintf(f, "  </testsuite>\n</testsuites>\n");
-    int bad = ferror(f);
-    bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        enum tipc_status st = error_at(TIPC_EIO, path, 0, "cannot write JUnit report: %s", strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return st;
-    }
+    if (!err && fsync(fd) != 0) err = errno;
+    if (fd >= 0 && close(fd) != 0 && !err) err = errno;
+    if (!err && rename(tmp, path) != 0) err = errno;
+    if (err && fd >= 0) unlink(tmp);
     free(tmp);
+    if (err) return error_at(TIPC_EIO, path, 0, "cannot write %s: %s", what, strerror(err));
     return TIPC_OK;
 }

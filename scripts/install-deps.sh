@@ -16,6 +16,9 @@ PKGS=(
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev   # ONNX export (onnx.proto compiled at build time)
   libmicrohttpd-dev                         # rendezvous KV server
   libgloo-dev                               # CPU collectives
+  libxml2-dev                               # runner/report_junit.c, report_html.c: JUnit and HTML reports
+  libjansson-dev                            # engine/io/metrics.c: the metrics file (JSON lines)
+  libxml2-utils                             # tests: xmllint validates the JUnit report against its schema
   python3                                   # tests: local http.server
   iproute2 procps                           # tests: network namespaces, process checks
 )

@@ -97,7 +97,7 @@ static void test_environment_edits(void **state)
     setenv("TIPC_TEST_DROP", "x", 1);
     const char *set[] = {"CUDA_VISIBLE_DEVICES=0", NULL};
     const char *unset[] = {"TIPC_TEST_DROP", NULL};
-    struct proc_env env = {NULL, set, unset};
+    struct proc_env env = {.self_exe = NULL, .set = set, .unset = unset};
     char line[800];
     snprintf(line, sizeof line, "FLAGS_demo=1 env > %s/env.log", tmpdir);
     assert_int_equal(run(line, &env), 0);
@@ -114,7 +114,7 @@ static void test_environment_edits(void **state)
 
 static void test_tipc_maps_to_self_exe(void **state)
 {
-    struct proc_env env = {"/bin/echo", NULL, NULL};
+    struct proc_env env = {.self_exe = "/bin/echo"};
     char line[800];
     snprintf(line, sizeof line, "tipc train --epochs=5 > %s/self.log", tmpdir);
     assert_int_equal(run(line, &env), 0);

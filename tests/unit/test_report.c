@@ -1,5 +1,5 @@
-/* test_report.c: runner/report.c: the original's status line (coloured byte for byte on a
- * terminal, plain otherwise and in the log), appended log, summary, JUnit escaping. */
+/* test_report.c: runner/report.c: the original's status line (its framing, green/red on a
+ * terminal, plain otherwise and in the log), appended log, summary, JUnit names and escaping. */
 #include "testutil.h"
 #include "../../runner/report.h"
 
@@ -26,9 +26,10 @@ static char logpath[256];
 static void two_stages(void *arg)
 {
     struct report *r = arg;
-    assert_int_equal(report_stage(r, "train", "python3.7 train.py --epochs=5   --x=1", NULL, 0, 1.5, 14), TIPC_OK);
-    assert_int_equal(report_stage(r, "infer", "a <b> & \"c\" > log 2>&1 ", NULL, 2, 0.5, 27), TIPC_OK);
-    report_summary(r, stdout);
+    assert_int_equal(report_stage(r, "train", "norm_train gpus=0", "python3.7 train.py --epochs=5   --x=1", NULL, 0,
+                                  NULL, 1e9, 1.5, 14), TIPC_OK);
+    assert_int_equal(report_stage(r, "infer", "", "a <b> & \"c\" > log 2>&1 ", NULL, 4, NULL, 1e9, 0.5, 27), TIPC_OK);
+    report_summary(r, NULL, stdout);
 }
 
 static void test_status_lines_plain_and_coloured(void **state)
@@ -42,17 +43,17 @@ static void test_status_lines_plain_and_coloured(void **state)
     assert_string_equal(out,
         "Run successfully with command - mobilenet_v3_small - python3.7 train.py --epochs=5   --x=1!\n"
         "Run failed with command - mobilenet_v3_small - a <b> & \"c\" > log 2>&1 !\n"
-        "1 passed, 1 failed\n");
+        "1 passed, 1 failed, 0 skipped\n");
     free(out);
     assert_int_equal(report_failed(&r), 1);
     report_free(&r);
     report_init(&r, "cfg.txt", "m", "lite_train_lite_infer", logpath);
-    r.color = true; /* the original's echo -e "\033[33m $msg  \033[0m" */
+    r.color = true; /* the original's echo -e "\033[33m $msg  \033[0m" framing, green or red */
     out = capture_stdout(two_stages, &r);
     assert_string_equal(out,
-        "\033[33m Run successfully with command - m - python3.7 train.py --epochs=5   --x=1!  \033[0m\n"
-        "\033[33m Run failed with command - m - a <b> & \"c\" > log 2>&1 !  \033[0m\n"
-        "1 passed, 1 failed\n");
+        "\033[32m Run successfully with command - m - python3.7 train.py --epochs=5   --x=1!  \033[0m\n"
+        "\033[31m Run failed with command - m - a <b> & \"c\" > log 2>&1 !  \033[0m\n"
+        "1 passed, 1 failed, 0 skipped\n");
     free(out);
     /* the log is appended (tee -a) and never coloured */
     FILE *f = fopen(logpath, "r");
@@ -74,9 +75,12 @@ static void test_status_lines_plain_and_coloured(void **state)
     fclose(f);
     buf[n] = 0;
     assert_non_null(strstr(buf, "tests=\"2\" failures=\"1\""));
-    assert_non_null(strstr(buf, "name=\"02 infer: a &lt;b&gt; &amp; &quot;c&quot; &gt; log 2&gt;&amp;1 \""));
-    assert_non_null(strstr(buf, "<failure message=\"exit status 2\">"));
-    assert_non_null(strstr(buf, "line=\"14\""));
+    /* short names from the loop values, the command (escaped) in the body, the exit code kept */
+    assert_non_null(strstr(buf, "name=\"m.lite_train_lite_infer.train[norm_train gpus=0]\" classname=\"m.lite_train_lite_infer.train\""));
+    assert_non_null(strstr(buf, "name=\"m.lite_train_lite_infer.infer\" classname=\"m.lite_train_lite_infer.infer\""));
+    assert_non_null(strstr(buf, "command: a &lt;b&gt; &amp; &quot;c&quot; &gt; log 2&gt;&amp;1 \nconfig: cfg.txt:27"));
+    assert_non_null(strstr(buf, "<failure message=\"exit status 4\" type=\"exit 4\">"));
+    assert_non_null(strstr(buf, "config: cfg.txt:14"));
     unlink(xml);
     unlink(logpath);
     report_free(&r);
@@ -93,7 +97,7 @@ static void test_unwritable_log_is_an_io_error(void **state)
     FILE *devnull = fopen("/dev/null", "w");
     int saved = dup(1);
     dup2(fileno(devnull), 1);
-    enum tipc_status st = report_stage(&r, "train", "x", NULL, 0, 0, 1);
+    enum tipc_status st = report_stage(&r, "train", "", "x", NULL, 0, NULL, 0, 0, 1);
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
@@ -105,9 +109,59 @@ static void test_unwritable_log_is_an_io_error(void **state)
     report_free(&r);
 }
 
+/* A dependent stage is skipped with its reason; the table and the counts say so. */
+static void test_skipped_and_table(void **state)
+{
+    char log[256], table[300];
+    snprintf(log, sizeof log, "%s/report-skip-%d.log", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    snprintf(table, sizeof table, "%s.table", log);
+    struct report r;
+    report_init(&r, "cfg.txt", "m", "mode", log);
+    r.color = r.color_err = false;
+    FILE *devnull = fopen("/dev/null", "w");
+    int saved = dup(1);
+    fflush(stdout);
+    dup2(fileno(devnull), 1);
+    assert_int_equal(report_stage(&r, "train", "t", "train.py", NULL, 134, NULL, 0, 2.0, 13), TIPC_OK);
+    struct capture c;
+    capture_stderr_begin(&c);
+    report_skip(&r, 2, 2, "eval", "t", "eval.py", "train[t] failed", 17);
+    char *err = capture_stderr_end(&c);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    fclose(devnull);
+    assert_string_equal(err, "[2/2] eval t: skipped (train[t] failed)\n");
+    free(err);
+    assert_int_equal(report_count(&r, CASE_PASSED), 0);
+    assert_int_equal(report_count(&r, CASE_FAILED), 1);
+    assert_int_equal(report_count(&r, CASE_SKIPPED), 1);
+    FILE *t = fopen(table, "w+"), *o = tmpfile();
+    report_summary(&r, t, o);
+    char buf[2048] = {0};
+    rewind(t);
+    size_t n = fread(buf, 1, sizeof buf - 1, t);
+    buf[n] = 0;
+    assert_non_null(strstr(buf, "train[t]  FAILED(134)"));
+    assert_non_null(strstr(buf, "reason: killed by signal 6"));
+    assert_non_null(strstr(buf, "eval[t]   skipped"));
+    assert_non_null(strstr(buf, "reason: train[t] failed"));
+    assert_null(strstr(buf, "\033["));
+    rewind(o);
+    n = fread(buf, 1, sizeof buf - 1, o);
+    buf[n] = 0;
+    assert_string_equal(buf, "0 passed, 1 failed, 1 skipped\n");
+    fclose(t);
+    fclose(o);
+    unlink(table);
+    unlink(log);
+    report_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_skipped_and_table),
         cmocka_unit_test(test_status_lines_plain_and_coloured),
         cmocka_unit_test(test_unwritable_log_is_an_io_error),
     };
