@@ -22,7 +22,9 @@ static const char about[] =
 static const char footer[] =
     "--device gpu runs fp32 on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
     "device sync, so the times are of the work, not of its launch.\n"
-    "Exit codes: 0 ok, 2 usage, 7 gpu not built or no CUDA device.\n";
+    "Exit codes: 0 ok, 2 usage, 7 gpu not built or no CUDA device.\n"
+    "Environment (A/B runs): TIPC_NO_FUSE=1 (BN and activation as two ops), TIPC_INFER_PER_OP=1\n"
+    "(infer: the op-by-op schedule on the CPU), TIPC_CUDA_TF32=1, TIPC_CUDNN_FIND=1 (see tipc help train).\n";
 
 struct bench_opts {
     const char *model, *device;

@@ -27,7 +27,9 @@ static const char about[] = "Classify images with an exported model (DIR/inferen
 static const char footer[] =
     "Output per image: 'image_name: P, class_id: C, prob: X' then 'top-K: id (prob), ...'.\n"
     "Exit codes: 0 ok, 2 usage, 3 unreadable image, 5 model unreadable/corrupt, 7 gpu not built or\n"
-    "no CUDA device, 70 a CUDA call failed.\n";
+    "no CUDA device, 70 a CUDA call failed.\n"
+    "TIPC_INFER_PER_OP=1 runs the op-by-op schedule on the CPU too (A/B checks); TIPC_CUDA_TF32=1\n"
+    "allows TF32 tensor cores on the GPU.\n";
 
 struct infer_flags {
     const char *model_dir, *img_path, *in_raw, *out_raw;

@@ -28,8 +28,10 @@ static const char footer[] =
     "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
     "CUDA device, 70 a CUDA call failed.\n"
     "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0;\n"
-    "TIPC_CUDA_TF32=1 allows TF32 tensor cores (off: fp32 as the CPU). Rank and world come from\n"
-    "the environment tipc launch sets (RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).\n";
+    "TIPC_CUDA_TF32=1 allows TF32 tensor cores (off: fp32 as the CPU); TIPC_CUDNN_FIND=1 times the\n"
+    "cuDNN algorithms instead of taking the heuristic's; TIPC_NO_FUSE=1 runs BN and its activation\n"
+    "as two ops (A/B checks). Rank and world come from the environment tipc launch sets\n"
+    "(RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).\n";
 
 static int env_int(const char *a, const char *b, int dflt)
 {
