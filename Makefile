@@ -33,7 +33,7 @@ Q := @
 endif
 
 # ---- system libraries (scripts/install-deps.sh installs them) ------------------------------
-PKGS := libcurl libarchive libturbojpeg libjpeg yaml-0.1 openblas libprotobuf-c libmicrohttpd libxml-2.0 jansson
+PKGS := libcurl libarchive libturbojpeg libjpeg yaml-0.1 openblas libprotobuf-c libmicrohttpd libxml-2.0 jansson libcrypto
 ifneq ($(filter clean,$(MAKECMDGOALS)),clean)
 ifneq ($(shell pkg-config --exists $(PKGS) && echo ok),ok)
 $(error missing libraries ($(PKGS)); run scripts/install-deps.sh)
@@ -186,7 +186,7 @@ bench: bin/tipc
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB_SRCS := runner/config.c runner/plan.c runner/plan_step6.c runner/plan_full.c runner/cmdline.c core/check.c core/parse.c
+FUZZ_LIB_SRCS := runner/config.c runner/plan.c runner/plan_step6.c runner/plan_full.c runner/cmdline.c core/check.c core/parse.c core/regfile.c
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(dir $@)
 	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRCS)

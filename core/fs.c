@@ -1,7 +1,9 @@
 /* fs.c: see fs.h. */
 #include "fs.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -73,39 +75,102 @@ char *mkdtemp_beside(const char *target)
     enum tipc_status st = mkdir_p(parent);
     free(parent);
     if (st != TIPC_OK) return NULL;
-    char *tmp = xasprintf("%s.tmp-XXXXXX", target);
-    if (!mkdtemp(tmp)) {
+    char *tmp = temp_name(target);
+    if (mkdir(tmp, 0777) != 0) {   /* umask applies: the published tree gets normal permissions */
         error_msg(TIPC_EIO, "cannot create a temporary directory next to '%s': %s", target, strerror(errno));
         free(tmp);
         return NULL;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(tmp, 0777 & ~mask);   /* mkdtemp makes 0700; the published tree gets normal permissions */
     return tmp;
 }
 
-enum tipc_status publish_dir(const char *tmp, const char *target)
+/* 1 when dir has no entries, 0 when it has, -1 when unreadable. */
+static int dir_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
+    closedir(d);
+    return empty;
+}
+
+enum tipc_status check_replaceable(const char *target)
 {
     struct stat sb;
+    if (lstat(target, &sb) != 0) return TIPC_OK;
+    if (S_ISDIR(sb.st_mode)) {
+        char *marker = xasprintf("%s/%s", target, PREPARED_MARKER);
+        struct stat ms;
+        bool ours = lstat(marker, &ms) == 0 && S_ISREG(ms.st_mode);
+        free(marker);
+        if (ours || dir_empty(target) == 1) return TIPC_OK;
+    }
+    error_msg(TIPC_EDATA, "'%s' exists and was not made by tipc prepare (%s); it is left untouched", target,
+              S_ISDIR(sb.st_mode) ? "no " PREPARED_MARKER " inside" : "not a folder");
+    error_hint("move it away (mv '%s' '%s.mine') or delete it yourself, then run again; or point the "
+               "config at it if it is a dataset you made", target, target);
+    return TIPC_EDATA;
+}
+
+/* Make a rename in path's folder durable. */
+static void fsync_parent(const char *path)
+{
+    char *dir = path_dirname(path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+enum tipc_status publish_dir(const char *tmp, const char *target, const char *source)
+{
+    char *marker = xasprintf("%s/%s", tmp, PREPARED_MARKER);
+    char *text = xasprintf("%s\n", source);
+    enum tipc_status st = write_file_atomic(marker, text, strlen(text));
+    free(marker);
+    free(text);
+    if (st != TIPC_OK) return TIPC_EDATA;
+    int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || syncfs(fd) != 0) {
+        int err = errno;
+        if (fd >= 0) close(fd);
+        error_msg(TIPC_EDATA, "cannot flush '%s' to disk: %s; nothing was published", tmp, strerror(err));
+        return TIPC_EDATA;
+    }
+    close(fd);
+    TRY(check_replaceable(target));
+    struct stat sb;
     char *old = NULL;
-    if (lstat(target, &sb) == 0) {
-        old = xasprintf("%s.old-%ld", target, (long)getpid());
-        rm_rf(old);
+    bool exists = lstat(target, &sb) == 0;
+    /* swap in one step where the file system can (no moment without a target, even on a crash);
+     * the old tree is then at `tmp` and is removed */
+    if (exists && renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+        if (rm_rf(tmp) != 0) warning_msg("cannot remove old copy '%s'", tmp);
+        fsync_parent(target);
+        return TIPC_OK;
+    }
+    if (exists) {
+        old = temp_name(target);
         if (rename(target, old) != 0) {
-            enum tipc_status st = error_msg(TIPC_EIO, "cannot move '%s' aside: %s", target, strerror(errno));
+            st = error_msg(TIPC_EDATA, "cannot move '%s' aside: %s", target, strerror(errno));
             free(old);
             return st;
         }
     }
     if (rename(tmp, target) != 0) {
-        enum tipc_status st = error_msg(TIPC_EIO, "cannot rename '%s' to '%s': %s", tmp, target, strerror(errno));
+        st = error_msg(TIPC_EDATA, "cannot rename '%s' to '%s': %s", tmp, target, strerror(errno));
         if (old && rename(old, target) != 0) warning_msg("old copy left at '%s'", old);
         free(old);
         return st;
     }
     if (old && rm_rf(old) != 0) warning_msg("cannot remove old copy '%s'", old);
     free(old);
+    fsync_parent(target);
     return TIPC_OK;
 }
 

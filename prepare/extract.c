@@ -82,6 +82,17 @@ static enum tipc_status check_entry(const char *archive, struct archive_entry *e
     return TIPC_OK;
 }
 
+/* A write to disk failed: name the entry and errno's text. */
+static enum tipc_status write_failed(struct archive *out, const char *archive, const char *name)
+{
+    int err = archive_errno(out);
+    const char *msg = archive_error_string(out);
+    error_msg(TIPC_EDATA, "'%s': cannot write entry '%s': %s%s%s; nothing was published", archive, name,
+              msg ? msg : "write failed", err > 0 ? ": " : "", err > 0 ? strerror(err) : "");
+    if (err == ENOSPC || err == EDQUOT) error_hint("free some space where the dataset goes, then run again");
+    return TIPC_EDATA;
+}
+
 static enum tipc_status copy_data(struct archive *in, struct archive *out, const char *archive, const char *name)
 {
     const void *buf;
@@ -90,10 +101,11 @@ static enum tipc_status copy_data(struct archive *in, struct archive *out, const
     for (;;) {
         int r = archive_read_data_block(in, &buf, &size, &off);
         if (r == ARCHIVE_EOF) return TIPC_OK;
-        if (r < ARCHIVE_WARN)
+        if (r != ARCHIVE_OK)
             return error_msg(TIPC_EDATA, "'%s': entry '%s': %s", archive, name, archive_error_string(in));
-        if (archive_write_data_block(out, buf, size, off) < ARCHIVE_WARN)
-            return error_msg(TIPC_EDATA, "'%s': cannot write '%s': %s", archive, name, archive_error_string(out));
+        /* libarchive reports a failed write(2) (ENOSPC, EIO) as ARCHIVE_WARN: a warning is a failure */
+        if (archive_write_data_block(out, buf, size, off) != ARCHIVE_OK)
+            return write_failed(out, archive, name);
     }
 }
 
@@ -116,7 +128,7 @@ static enum tipc_status unpack(const char *archive, const char *tmp)
     }
     struct archive_entry *e;
     int r;
-    while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+    while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK) {
         if ((st = check_entry(archive, e)) != TIPC_OK) goto done;
         char *name = xstrdup(archive_entry_pathname(e));
         char *full = xasprintf("%s/%s", tmp, name);
@@ -127,17 +139,16 @@ static enum tipc_status unpack(const char *archive, const char *tmp)
             free(hl);
         }
         archive_entry_set_perm(e, archive_entry_filetype(e) == AE_IFDIR ? 0755 : 0644);
-        if (archive_write_header(out, e) < ARCHIVE_WARN)
-            st = error_msg(TIPC_EDATA, "'%s': cannot write '%s': %s", archive, name, archive_error_string(out));
+        if (archive_write_header(out, e) != ARCHIVE_OK)
+            st = write_failed(out, archive, name);
         else if (archive_entry_size(e) > 0)
             st = copy_data(in, out, archive, name);
-        if (st == TIPC_OK && archive_write_finish_entry(out) < ARCHIVE_WARN)
-            st = error_msg(TIPC_EDATA, "'%s': cannot finish '%s': %s", archive, name, archive_error_string(out));
+        if (st == TIPC_OK && archive_write_finish_entry(out) != ARCHIVE_OK) st = write_failed(out, archive, name);
         free(full);
         free(name);
         if (st != TIPC_OK) goto done;
     }
-    if (r != ARCHIVE_EOF)
+    if (r != ARCHIVE_EOF)   /* a warning too: tipc does not publish what libarchive had doubts about */
         st = error_msg(TIPC_EDATA, "'%s': damaged archive: %s", archive, archive_error_string(in));
 done:
     archive_read_free(in);
@@ -171,10 +182,11 @@ static char *single_top(const char *tmp)
     return NULL;
 }
 
-enum tipc_status extract_archive(const char *archive, const char *target, const char *subdir)
+enum tipc_status extract_archive(const char *archive, const char *target, const char *subdir, const char *source)
 {
     if (subdir && extract_path_is_safe(subdir, NULL, 0) != 0)
         return error_msg(TIPC_EDATA, "'%s': bad archive folder '%s'", archive, subdir);
+    TRY(check_replaceable(target));   /* before the work: a user's folder is never replaced */
     char *tmp = mkdtemp_beside(target);
     if (!tmp) return TIPC_EDATA;
     enum tipc_status st = unpack(archive, tmp);
@@ -182,14 +194,14 @@ enum tipc_status extract_archive(const char *archive, const char *target, const 
     struct stat sb;
     if (st == TIPC_OK && (lstat(src, &sb) != 0 || !S_ISDIR(sb.st_mode)))   /* a real folder, not a link */
         st = error_msg(TIPC_EDATA, "'%s': has no folder '%s'", archive, subdir);
-    if (st == TIPC_OK && publish_dir(src, target) != TIPC_OK) st = TIPC_EDATA;
-    if (rm_rf(tmp) != 0) warning_msg("cannot remove temporary '%s'", tmp);
+    if (st == TIPC_OK && publish_dir(src, target, source ? source : archive) != TIPC_OK) st = TIPC_EDATA;
+    if (rm_rf(tmp) != 0) warning_msg("cannot remove temporary '%s': %s", tmp, strerror(errno));
     free(src);
     free(tmp);
     return st;
 }
 
-enum tipc_status extract_archive_into(const char *archive, const char *dir, char **published)
+enum tipc_status extract_archive_into(const char *archive, const char *dir, const char *source, char **published)
 {
     *published = NULL;
     const char *base = strrchr(archive, '/') ? strrchr(archive, '/') + 1 : archive;
@@ -205,9 +217,9 @@ enum tipc_status extract_archive_into(const char *archive, const char *dir, char
     char *top = st == TIPC_OK ? single_top(tmp) : NULL;
     char *src = top ? xasprintf("%s/%s", tmp, top) : xstrdup(tmp ? tmp : "");
     char *target = top ? xasprintf("%s/%s", dir, top) : xstrdup(beside);
-    if (st == TIPC_OK && publish_dir(src, target) != TIPC_OK) st = TIPC_EDATA;
+    if (st == TIPC_OK && publish_dir(src, target, source ? source : archive) != TIPC_OK) st = TIPC_EDATA;
     if (st == TIPC_OK) { *published = target; target = NULL; }
-    if (tmp && rm_rf(tmp) != 0) warning_msg("cannot remove temporary '%s'", tmp);
+    if (tmp && rm_rf(tmp) != 0) warning_msg("cannot remove temporary '%s': %s", tmp, strerror(errno));
     free(stem); free(beside); free(tmp); free(top); free(src); free(target);
     return st;
 }

@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +30,16 @@ static void env_long(const char *name, long min, long max, long *v)
 void fetch_opts_default(struct fetch_opts *o)
 {
     *o = (struct fetch_opts){.connect_timeout_s = 5, .low_speed_bytes = 1024, .low_speed_time_s = 15,
-                             .retries = 2, .backoff_ms = 500, .max_redirects = 5, .quiet = false};
-    long r = o->retries;
+                             .retries = 2, .backoff_ms = 500, .max_redirects = 5, .quiet = false,
+                             .max_bytes = 16LL << 30};
+    long r = o->retries, cap = (long)o->max_bytes;
     env_long("TIPC_CONNECT_TIMEOUT", 1, 600, &o->connect_timeout_s);
     env_long("TIPC_LOW_SPEED_TIME", 1, 3600, &o->low_speed_time_s);
     env_long("TIPC_LOW_SPEED_LIMIT", 1, 1L << 30, &o->low_speed_bytes);
     env_long("TIPC_RETRIES", 0, 100, &r);
     env_long("TIPC_BACKOFF_MS", 0, 600000, &o->backoff_ms);
+    env_long("TIPC_MAX_DOWNLOAD", 1, 1L << 50, &cap);
+    o->max_bytes = cap;
     o->retries = (int)r;
 }
 
@@ -108,23 +112,32 @@ static enum attempt classify(CURLcode rc, long http, char *why, size_t n, const 
     }
 }
 
-/* fwrite that remembers why a write failed (disk full, quota), for the message. */
-struct sink { FILE *f; int err; };
+/* write that remembers why a write failed (disk full, quota) and stops at the size cap. */
+struct sink { int fd; int err; long long have, cap; bool over; };
 
 static size_t on_write(char *data, size_t size, size_t n, void *sink_)
 {
     struct sink *k = sink_;
-    size_t w = fwrite(data, size, n, k->f);
-    if (w != n && !k->err) k->err = errno ? errno : EIO;
-    return w * size;
+    size_t len = size * n;
+    if (k->cap > 0 && k->have + (long long)len > k->cap) {
+        k->over = true;
+        return 0;   /* curl aborts the transfer: CURLE_WRITE_ERROR */
+    }
+    int err = write_all(k->fd, data, len);
+    if (err) {
+        if (!k->err) k->err = err;
+        return 0;
+    }
+    k->have += (long long)len;
+    return len;
 }
 
 static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o,
                                  char *why, size_t nwhy)
 {
     long have = file_size(part);
-    FILE *f = fopen(part, "ab");
-    if (!f) {
+    int fd = open(part, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) {
         snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(errno));
         return ATTEMPT_FATAL;
     }
@@ -144,10 +157,12 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    struct sink sink = {f, 0};
+    struct sink sink = {.fd = fd, .have = have, .cap = o->max_bytes};
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)have);
+    if (o->max_bytes > 0)   /* a declared Content-Length over the cap fails before any byte is written */
+        curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(o->max_bytes > have ? o->max_bytes - have : 1));
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, &pr);
@@ -157,7 +172,14 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
     curl_easy_cleanup(c);
     if (pr.tty && !o->quiet) fputc('\n', stderr);
-    if (fclose(f) != 0 && !sink.err) sink.err = errno;
+    if (rc == CURLE_FILESIZE_EXCEEDED) sink.over = true;
+    if (!sink.err && !sink.over && fsync(fd) != 0) sink.err = errno;
+    if (close(fd) != 0 && !sink.err) sink.err = errno;
+    if (sink.over) {
+        snprintf(why, nwhy, "the download is larger than %lld bytes, the most expected (the manifest's size, or "
+                 "TIPC_MAX_DOWNLOAD); it was cut", o->max_bytes);
+        return ATTEMPT_FATAL;
+    }
     if (sink.err) {
         snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(sink.err));
         return ATTEMPT_FATAL;
@@ -181,14 +203,22 @@ static enum tipc_status verify_into_place(const char *url, const char *part, con
     return TIPC_OK;
 }
 
-static bool cached(const char *dest, const char *want)
+/* 1: dest is there and verified; 0: absent, or ours and removed to be fetched again; -1: a file
+ * of the user's that does not match (message printed, left untouched). */
+static int cached(const char *dest, const char *want, bool ours)
 {
     char got[65];
-    if (!is_file(dest)) return false;
-    if (sha256_file(dest, got) == TIPC_OK && strcasecmp(got, want) == 0) return true;
+    struct stat sb;
+    if (lstat(dest, &sb) != 0) return 0;
+    if (S_ISREG(sb.st_mode) && sha256_file(dest, got) == TIPC_OK && strcasecmp(got, want) == 0) return 1;
+    if (!ours || !S_ISREG(sb.st_mode)) {
+        error_msg(TIPC_EDATA, "'%s' exists and is not the expected file (sha256 differs); tipc does not replace it", dest);
+        error_hint("move it away or delete it yourself, then run again");
+        return -1;
+    }
     warning_msg("'%s' exists but its sha256 does not match; fetching it again", dest);
     unlink(dest);
-    return false;
+    return 0;
 }
 
 enum tipc_status fetch_file(const char *url, const char *sha256, const char *dest,
@@ -197,7 +227,8 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
     if (downloaded) *downloaded = false;
     if (!sha256 || !sha256_is_hex(sha256))
         return error_msg(TIPC_EDATA, "'%s': no valid sha256 given (64 hex digits); refusing to use an unverified file", url);
-    if (cached(dest, sha256)) return TIPC_OK;
+    int c = cached(dest, sha256, o->replace_mismatch);
+    if (c != 0) return c > 0 ? TIPC_OK : TIPC_EDATA;
     char *dir = path_dirname(dest);
     enum tipc_status st = mkdir_p(dir);
     free(dir);
@@ -213,8 +244,9 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
     char why[CURL_ERROR_SIZE + 64] = "";
     long delay = o->backoff_ms;
     int restarts = 0;
+    enum attempt a_last = ATTEMPT_RETRY;
     for (int attempt = 0;; attempt++) {
-        enum attempt a = attempt_once(url, part, o, why, sizeof why);
+        enum attempt a = a_last = attempt_once(url, part, o, why, sizeof why);
         if (a == ATTEMPT_OK) {
             if (downloaded) *downloaded = true;
             st = verify_into_place(url, part, dest, sha256);
@@ -234,7 +266,10 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
         delay *= 2;
     }
     long kept = file_size(part);
-    if (kept == 0) unlink(part);
+    if (kept == 0 || a_last == ATTEMPT_FATAL) {   /* nothing to resume from: no debris */
+        unlink(part);
+        kept = 0;
+    }
     error_msg(TIPC_EDATA, "cannot fetch '%s': %s", url, why);
     if (kept > 0) error_hint("%ld bytes kept in '%s'; the next try resumes from there", kept, part);
     free(part);

@@ -18,14 +18,22 @@ struct fetch_opts {
     long backoff_ms;         /* delay before the first retry, doubled each time (default 500) */
     long max_redirects;      /* (default 5) */
     bool quiet;              /* no progress output */
+    long long max_bytes;     /* size cap: a body growing past it is cut and its .part removed
+                              * (default TIPC_MAX_DOWNLOAD or 16 GiB; a manifest item's `size:`
+                              * sets it to the exact expected size) */
+    bool replace_mismatch;   /* DEST is ours (the download cache): a DEST that fails the sha256
+                              * is fetched again; otherwise it is the user's and is refused */
 };
 
 /* Defaults above, then overridden by the environment: TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME,
- * TIPC_LOW_SPEED_LIMIT, TIPC_RETRIES, TIPC_BACKOFF_MS (bad values are ignored with a warning). */
+ * TIPC_LOW_SPEED_LIMIT, TIPC_RETRIES, TIPC_BACKOFF_MS, TIPC_MAX_DOWNLOAD (bytes) (bad values are
+ * ignored with a warning). */
 void fetch_opts_default(struct fetch_opts *o);
 
 /* Fetch url into dest, verified against sha256 (64 hex chars, required). *downloaded (may be
  * NULL) tells whether the network was used (false: a verified dest was already there).
+ * A failure that cannot be resumed (size cap, HTTP 4xx, a write error, a bad sha256) removes the
+ * .part; a transient one (timeout, cut connection, 5xx) keeps it for the next try.
  * Errors (printed, naming the URL or path and what to do): TIPC_EDATA. */
 enum tipc_status fetch_file(const char *url, const char *sha256, const char *dest,
                             const struct fetch_opts *o, bool *downloaded);

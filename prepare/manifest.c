@@ -10,6 +10,7 @@
 
 #include "sha256.h"
 #include "../core/check.h"
+#include "../core/regfile.h"
 #include "../core/parse.h"
 #include "../core/banned.h"
 
@@ -99,7 +100,7 @@ static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
 static enum tipc_status load_item(struct ctx *c, const char *name, int line, yaml_node_t *n, struct manifest_item *it)
 {
-    static const char *const keys[] = {"kind", "url", "sha256", "archive", "archive_root", "dest",
+    static const char *const keys[] = {"kind", "url", "sha256", "size", "archive", "archive_root", "dest",
                                        "fallback", "synthetic", "note", NULL};
     char what[128];
     snprintf(what, sizeof what, "item '%s'", name);
@@ -125,6 +126,11 @@ static enum tipc_status load_item(struct ctx *c, const char *name, int line, yam
     it->archive_root = dup_or_null(scalar(get(c, n, "archive_root")));
     it->note = dup_or_null(scalar(get(c, n, "note")));
     it->sha256 = dup_or_null(scalar(get(c, n, "sha256")));
+    const char *size = scalar(get(c, n, "size"));
+    long sz = 0;
+    if (size && !parse_long(size, 1, 1L << 50, &sz))
+        return error_at(TIPC_EUSAGE, c->path, it->line, "%s: size must be a byte count in [1, 2^50], not '%s'", what, size);
+    it->size = sz;
     TRY(load_urls(c, get(c, n, "url"), it));
     TRY(load_synth(c, get(c, n, "synthetic"), &it->synth));
     if (it->n_urls > 0 && (!it->sha256 || !sha256_is_hex(it->sha256)))
@@ -206,8 +212,9 @@ enum tipc_status manifest_load(struct manifest *m, const char *path, const char 
     memset(m, 0, sizeof *m);
     m->path = xstrdup(path);
     m->model = xstrdup(model);
-    FILE *f = fopen(path, "rb");
-    if (!f) return error_msg(TIPC_EUSAGE, "cannot open manifest '%s': %s", path, strerror(errno));
+    char why[160];
+    FILE *f = fopen_regular(path, REGFILE_MAX_TEXT, why, sizeof why);
+    if (!f) return error_msg(TIPC_EUSAGE, "cannot read manifest '%s': %s", path, why);
     yaml_parser_t parser;
     yaml_document_t doc;
     yaml_parser_initialize(&parser);

@@ -8,6 +8,7 @@
  *           kind: dataset                  # dataset | weights
  *           url: [https://..., file://...] # mirrors, tried in order (a string is fine too)
  *           sha256: 8742...                # required whenever url is given
+ *           size: 3235551                  # bytes (optional): the download is cut past it
  *           archive: tar                   # none | tar | tar.gz | zip
  *           archive_root: lite_data        # folder inside the archive to publish (optional)
  *           dest: data/lite_data           # relative to the working directory
@@ -36,6 +37,7 @@ struct manifest_item {
     char **urls;              /* (n_urls) */
     int n_urls;
     char *sha256;             /* NULL when no url */
+    long size;                /* expected download size in bytes; 0: unknown (TIPC_MAX_DOWNLOAD caps it) */
     char *archive;            /* "none", "tar", "tar.gz", "zip" */
     char *archive_root;       /* NULL: the archive's top level */
     char *dest;

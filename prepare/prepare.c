@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <sys/file.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -18,10 +17,11 @@
 #include "synth.h"
 #include "../core/check.h"
 #include "../core/time.h"
+#include "../core/regfile.h"
 #include "../core/parse.h"
 #include "../core/banned.h"
 
-#define MARKER ".tipc-prepared"
+#define MARKER PREPARED_MARKER
 
 void prepare_opts_default(struct prepare_opts *o)
 {
@@ -55,9 +55,10 @@ char *prepare_find_manifest(const char *config_path)
 
 char *prepare_read_model_name(const char *config_path)
 {
-    FILE *f = fopen(config_path, "r");
+    char whyf[160];
+    FILE *f = fopen_regular(config_path, REGFILE_MAX_TEXT, whyf, sizeof whyf);
     if (!f) {
-        error_msg(TIPC_EUSAGE, "cannot open config '%s': %s", config_path, strerror(errno));
+        error_msg(TIPC_EUSAGE, "cannot read config '%s': %s", config_path, whyf);
         return NULL;
     }
     char line[1024] = "";
@@ -73,22 +74,8 @@ char *prepare_read_model_name(const char *config_path)
     return xstrdup(line + strlen(key));
 }
 
-static void write_marker(const char *dest, const char *source)
-{
-    char *path = xasprintf("%s/%s", dest, MARKER);
-    FILE *f = fopen(path, "w");
-    if (!f || fprintf(f, "%s\n", source) < 0 || fclose(f) != 0)
-        warning_msg("cannot write '%s'; the next prepare will redo '%s'", path, dest);
-    free(path);
-}
-
 /* The marker text of the synthetic fallback: its parameters, so a changed manifest redoes it. */
-static void synth_source(const struct manifest_item *it, char *buf, size_t n)
-{
-    const struct synth_config *s = &it->synth;
-    snprintf(buf, n, "synthetic classes=%d train_per_class=%d val_per_class=%d quality=%d seed=%llu", s->classes,
-             s->train_per_class, s->val_per_class, s->quality, (unsigned long long)s->seed);
-}
+static void synth_source(const struct manifest_item *it, char *buf, size_t n) { synth_describe(&it->synth, buf, n); }
 
 /* Does the marker name a source the manifest still lists (one of its URLs, or its synthetic
  * parameters)? A marker from an older manifest means the item is redone. */
@@ -111,7 +98,8 @@ static int item_ready(const struct manifest_item *it, char *why, size_t n)
         return is_file(it->dest) ? (it->n_urls ? 0 : 2) : 0;   /* with a url: fetch_file verifies */
     }
     char *marker = xasprintf("%s/%s", it->dest, MARKER);
-    FILE *f = fopen(marker, "r");
+    char whyf[160];
+    FILE *f = fopen_regular(marker, 4096, whyf, sizeof whyf);
     free(marker);
     if (f) {
         if (!fgets(why, (int)n, f)) why[0] = 0;
@@ -141,16 +129,20 @@ static const char *url_basename(const char *url, char *buf, size_t n)
 
 /* One source: fetch (+ extract) url. */
 static enum tipc_status from_url(const struct manifest_item *it, const char *url, const struct prepare_opts *o,
-                                 bool *downloaded)
+                                 bool *downloaded, bool *fetched)
 {
+    struct fetch_opts fo = o->fetch;
+    if (it->size > 0) fo.max_bytes = it->size;   /* the exact size: anything longer is not the file */
     if (it->weights && !strcmp(it->archive, "none"))
-        return fetch_file(url, it->sha256, it->dest, &o->fetch, downloaded);
+        return fetch_file(url, it->sha256, it->dest, &fo, downloaded);   /* dest may be the user's */
+    fo.replace_mismatch = true;   /* .tipc-cache/ is ours */
     char name[256];
     char *dir = path_dirname(it->dest);
     char *cache = xasprintf("%s/.tipc-cache/%s", dir, url_basename(url, name, sizeof name));
     free(dir);
-    enum tipc_status st = fetch_file(url, it->sha256, cache, &o->fetch, downloaded);
-    if (st == TIPC_OK) st = extract_archive(cache, it->dest, it->archive_root);
+    enum tipc_status st = fetch_file(url, it->sha256, cache, &fo, downloaded);
+    *fetched = st == TIPC_OK;
+    if (st == TIPC_OK) st = extract_archive(cache, it->dest, it->archive_root, url);
     free(cache);
     return st;
 }
@@ -162,9 +154,6 @@ static enum tipc_status fallback(const struct manifest *m, const struct manifest
     case FALLBACK_SYNTHETIC: {
         double t0 = now_seconds();
         TRY(synth_dataset(it->dest, s));
-        char src[256];
-        synth_source(it, src, sizeof src);
-        write_marker(it->dest, src);
         printf("prepare: '%s': %s, made the synthetic default (%d classes, %d train + %d val JPEGs) in %.2f s\n",
                it->dest, reason, s->classes, s->classes * s->train_per_class, s->classes * s->val_per_class,
                now_seconds() - t0);
@@ -184,8 +173,9 @@ static enum tipc_status fallback(const struct manifest *m, const struct manifest
 }
 
 /* Serialise prepares of one item (several ranks or nodes sharing a working directory run
- * `tipc run` at once): an flock on "<dest>.lock", held until the item is done. Under it, leftovers
- * of an interrupted prepare ("<dest>.tmp-*", "<dest>.old-*") are removed. -1 when unlockable. */
+ * `tipc run` at once): an flock on "<dest>.lock", held until the item is done. Under it, the temps
+ * an interrupted prepare of this host left beside it are removed (core/staged.h temp_sweep: only
+ * our own names, only when their process is gone). -1 when unlockable. */
 static int lock_item(const char *dest)
 {
     char *dir = path_dirname(dest);
@@ -199,16 +189,10 @@ static int lock_item(const char *dest)
         fd = -1;
     }
     free(path);
-    static const char *const leftovers[] = {"tmp", "old"};   /* mkdtemp_beside, publish_dir */
-    for (int k = 0; fd >= 0 && k < 2; k++) {
-        char *pattern = xasprintf("%s.%s-*", dest, leftovers[k]);
-        glob_t g;
-        if (glob(pattern, 0, NULL, &g) == 0) {
-            for (size_t i = 0; i < g.gl_pathc; i++)
-                if (rm_rf(g.gl_pathv[i]) != 0) warning_msg("cannot remove leftover '%s'", g.gl_pathv[i]);
-            globfree(&g);
-        }
-        free(pattern);
+    if (fd >= 0) {
+        char *parent = path_dirname(dest);
+        temp_sweep(parent);
+        free(parent);
     }
     return fd;
 }
@@ -236,14 +220,17 @@ static enum tipc_status prepare_item_locked(const struct manifest *m, const stru
     }
     if (ready == 2 && !it->weights)
         return error_msg(TIPC_EDATA, "'%s' was provided by the user; --force will not replace it (move it away first)", it->dest);
+    if (!it->weights) TRY(check_replaceable(it->dest));   /* a folder we did not make: stop, delete nothing */
     int skipped = 0, failed = 0;
     for (int i = 0; i < it->n_urls; i++) {
         const char *url = it->urls[i];
         if (o->offline && strncmp(url, "file://", 7) != 0) { skipped++; continue; }
         double t0 = now_seconds();
-        bool dl = false;
-        if (from_url(it, url, o, &dl) == TIPC_OK) {
-            if (!it->weights) write_marker(it->dest, url);
+        bool dl = false, fetched = false;
+        enum tipc_status st = from_url(it, url, o, &dl, &fetched);
+        if (st != TIPC_OK && fetched) return st;   /* a verified archive that cannot be unpacked here (a full
+                                                     * disk, a write error): an error, never hidden by a fallback */
+        if (st == TIPC_OK) {
             printf("prepare: '%s': %s %s (sha256 verified) in %.2f s\n", it->dest,
                    dl ? "fetched" : "used the cached copy of", url, now_seconds() - t0);
             return TIPC_OK;
@@ -298,7 +285,7 @@ enum tipc_status prepare_url(const char *url, const char *sha256, const char *di
     if (st == TIPC_OK)
         printf("prepare: '%s': %s (sha256 verified) in %.2f s\n", dest, dl ? "fetched" : "already there", now_seconds() - t0);
     char *out = NULL;
-    if (st == TIPC_OK && extract && (st = extract_archive_into(dest, dir, &out)) == TIPC_OK)
+    if (st == TIPC_OK && extract && (st = extract_archive_into(dest, dir, url, &out)) == TIPC_OK)
         printf("prepare: extracted into '%s'\n", out);
     fflush(stdout);
     free(out);

@@ -128,7 +128,9 @@ static enum tipc_status write_file(const char *path, const void *data, size_t n)
     FILE *f = fopen(path, "wb");
     if (!f) return error_msg(TIPC_EDATA, "cannot write '%s': %s", path, strerror(errno));
     size_t w = fwrite(data, 1, n, f);
-    if (fclose(f) != 0 || w != n) return error_msg(TIPC_EDATA, "cannot write '%s': %s", path, strerror(errno));
+    int err = w != n ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !err) err = errno;
+    if (err) return error_msg(TIPC_EDATA, "cannot write '%s': %s", path, strerror(err));
     return TIPC_OK;
 }
 
@@ -155,9 +157,16 @@ static enum tipc_status write_split(const char *tmp, const struct synth_config *
             free(dir); free(rel); free(full);
         }
     }
-    if (list && fclose(list) != 0 && st == TIPC_OK) st = error_msg(TIPC_EDATA, "cannot write '%s'", list_path);
+    if (list && (ferror(list) | fclose(list)) != 0 && st == TIPC_OK)
+        st = error_msg(TIPC_EDATA, "cannot write '%s': %s", list_path, strerror(errno));
     free(list_path);
     return st;
+}
+
+void synth_describe(const struct synth_config *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "synthetic classes=%d train_per_class=%d val_per_class=%d quality=%d seed=%llu", c->classes,
+             c->train_per_class, c->val_per_class, c->quality, (unsigned long long)c->seed);
 }
 
 enum tipc_status synth_dataset(const char *root, const struct synth_config *c)
@@ -165,6 +174,7 @@ enum tipc_status synth_dataset(const char *root, const struct synth_config *c)
     if (c->classes < 1 || c->classes > 1000 || c->train_per_class < 1 || c->val_per_class < 1)
         return error_msg(TIPC_EDATA, "bad synthetic dataset size (%d classes, %d+%d per class)", c->classes,
                          c->train_per_class, c->val_per_class);
+    TRY(check_replaceable(root));   /* before the work: a user's folder is never replaced */
     char *tmp = mkdtemp_beside(root);
     if (!tmp) return TIPC_EDATA;
     enum tipc_status st = write_split(tmp, c, "train", c->train_per_class, 0);
@@ -178,10 +188,12 @@ enum tipc_status synth_dataset(const char *root, const struct synth_config *c)
             synth_class_name(c, cls, name, sizeof name);
             fprintf(f, "%d %s\n", cls, name);
         }
-        if (f && fclose(f) != 0) st = error_msg(TIPC_EDATA, "cannot write '%s'", path);
+        if (f && (ferror(f) | fclose(f)) != 0) st = error_msg(TIPC_EDATA, "cannot write '%s': %s", path, strerror(errno));
         free(path);
     }
-    if (st == TIPC_OK && publish_dir(tmp, root) != TIPC_OK) st = TIPC_EDATA;
+    char desc[256];
+    synth_describe(c, desc, sizeof desc);
+    if (st == TIPC_OK && publish_dir(tmp, root, desc) != TIPC_OK) st = TIPC_EDATA;
     if (st != TIPC_OK) rm_rf(tmp);
     free(tmp);
     return st;

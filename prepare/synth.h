@@ -11,6 +11,7 @@
  * The same config and seed give byte-identical files. Not a model of ImageNet statistics. */
 #ifndef TIPC_SYNTH_H
 #define TIPC_SYNTH_H
+#include <stddef.h>
 #include <stdint.h>
 #include "../core/status.h"
 
@@ -24,9 +25,12 @@ struct synth_config {
 
 void synth_config_default(struct synth_config *c);
 
-/* Generate the dataset and publish it at `root` atomically (replacing an existing tree).
- * TIPC_EDATA with a message naming the path on failure. */
+/* Generate the dataset and publish it at `root` atomically (replacing a tree prepare made; a
+ * user's folder is refused, fsutil.h check_replaceable). Its marker names the parameters
+ * (synth_describe). TIPC_EDATA with a message naming the path on failure. */
 enum tipc_status synth_dataset(const char *root, const struct synth_config *c);
+/* "synthetic classes=10 train_per_class=10 ..." (the marker text: a changed config redoes it). */
+void synth_describe(const struct synth_config *c, char *buf, size_t n);
 
 /* One image of class `cls`, variant `key`, as JPEG bytes (tjFree() them). w, h: 0 = pick. */
 enum tipc_status synth_jpeg(const struct synth_config *c, int cls, uint64_t key, int w, int h,

@@ -13,6 +13,7 @@
 #include "../core/rng.h"
 #include "../engine/infer/infer.h"
 #include "../engine/model/mobilenet_v3.h"
+#include "../engine/model/train_step.h"
 #include "../core/banned.h"
 
 static const char about[] =
@@ -66,13 +67,10 @@ static double bench_train(const struct bench_opts *o)
         if (s == o->warmup) t0 = now_seconds();
         if (s > o->warmup) g_steps[s - o->warmup - 1] = now_seconds() - ts;
         ts = now_seconds();
-        net_set_input_u8(&net, img, o->batch);
-        net.dropout_seed = (uint64_t)s * 1000003u;
-        net_forward(&net, o->batch);
-        net_loss(&net, y, o->batch, 0.0f);
-        net_backward(&net, o->batch, 0.0f);
-        net.be.ops->sgd_step(net.be.ctx, net.params, net.mom, net.grads, net.nparams, 0.01f, 0.9f, 1e-5f);
-        net.be.ops->sync(net.be.ctx);
+        struct micro_batch mb = {img, y, o->batch, (uint64_t)s * 1000003u};
+        struct train_step step = {.mb = &mb, .lr = 0.01f, .momentum = 0.9f, .weight_decay = 1e-5f, .step = s};
+        net_train_step(&net, NULL, &step); /* no dp strategy: no collective; the loss is not checked */
+        net_sync(&net);
     }
     double dt = now_seconds() - t0;
     g_steps[o->steps - 1] = now_seconds() - ts;
@@ -88,12 +86,14 @@ static double bench_infer(const struct bench_opts *o)
     struct net net;
     struct mbv3_config cfg = MBV3_CONFIG_DEFAULT;
     cfg.num_classes = o->classes, cfg.resolution = o->res;
-    mobilenet_v3_small_build(&net, &cfg, 1, (struct backend){&backend_cpu_ops, NULL});
+    struct backend cpu;
+    backend_open(&cpu, "cpu", 1); /* the weights are folded on the host, then moved */
+    mobilenet_v3_small_build(&net, &cfg, 1, cpu);
     net_init_params(&net, 1);
     struct infer_model m;
     infer_from_net(&m, &net, o->batch);
     net_free(&net);
-    if (!backend_is_cpu(&o->be)) infer_move(&m, o->be);
+    infer_move(&m, o->be);
     size_t ni = (size_t)o->batch * o->res * o->res * 3;
     uint8_t *img = xmalloc(ni);
     fill_images(img, ni, 7);
@@ -118,7 +118,7 @@ static double bench_infer(const struct bench_opts *o)
         } else {
             infer_forward(&m, o->batch);
         }
-        m.be.ops->sync(m.be.ctx);
+        infer_sync(&m);
     }
     double dt = now_seconds() - t0;
     g_steps[o->steps - 1] = now_seconds() - ts;
@@ -163,7 +163,7 @@ int cmd_bench(int argc, char **argv)
     backend_cpu_fix_blas();
     backend_cpu_set_threads(o.threads);
     TRY(backend_open(&o.be, o.device, 0));
-    if (o.graph && (strcmp(what, "infer") || backend_is_cpu(&o.be) || o.warmup < 2)) {
+    if (o.graph && (strcmp(what, "infer") || !backend_has_graphs(&o.be) || o.warmup < 2)) {
         backend_close(&o.be);
         return error_msg(TIPC_EUSAGE, "bench: --cuda-graph is for 'infer --device gpu' with --warmup >= 2");
     }

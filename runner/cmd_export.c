@@ -9,6 +9,7 @@
 
 #include "cmds.h"
 #include "../core/check.h"
+#include "../core/staged.h"
 #include "../core/fs.h"
 #include "../core/options.h"
 #include "../engine/infer/infer.h"
@@ -60,7 +61,9 @@ int cmd_export(int argc, char **argv)
     struct mbv3_config cfg = {.num_classes = meta.num_classes, .width_mult = meta.width_mult,
                               .resolution = img ? img : meta.resolution, .dropout = 0.0f};
     struct net net;
-    mobilenet_v3_small_build(&net, &cfg, 1, (struct backend){&backend_cpu_ops, NULL});
+    struct backend cpu;
+    backend_open(&cpu, "cpu", 1); /* export folds and writes on the host */
+    mobilenet_v3_small_build(&net, &cfg, 1, cpu);
     enum tipc_status st = ckpt_load(ckpt, &meta, &net, false);
     struct infer_model m = {0};
     if (st == TIPC_OK) {
@@ -70,9 +73,13 @@ int cmd_export(int argc, char **argv)
         st = mkdir_p(dir);
     }
     if (st == TIPC_OK) {
+        /* the pair is published as a unit: both written and synced first, then renamed together,
+         * so DIR never holds a new inference.tipc beside an old inference.onnx */
         char *p = xasprintf("%s/inference.tipc", dir), *q = xasprintf("%s/inference.onnx", dir);
-        st = infer_save(&m, p);
-        if (st == TIPC_OK) st = onnx_export(&m, q);
+        struct staged_file pair[2];
+        st = infer_write(&m, p, &pair[0]);
+        if (st == TIPC_OK && (st = onnx_write(&m, q, &pair[1])) != TIPC_OK) staged_abort(&pair[0]);
+        if (st == TIPC_OK) st = staged_publish(pair, 2);
         free(p);
         free(q);
     }

@@ -18,6 +18,8 @@
 #include "version.h"
 #include "../core/check.h"
 #include "../core/options.h"
+#include "../core/regfile.h"
+#include "../core/staged.h"
 #include "../core/time.h"
 #include "../engine/data/jpeg.h"
 #include "../engine/infer/infer.h"
@@ -162,8 +164,9 @@ static enum tipc_status load_image(const char *path, int resize, int crop, uint8
 /* float32 (N,3,R,R) in, probs then logits (N,K) out. */
 static enum tipc_status run_raw(const struct infer_flags *f, const char *model_path, struct backend be)
 {
-    FILE *in = fopen(f->in_raw, "rb");
-    if (!in) return error_msg(TIPC_EUSAGE, "cannot open '%s'", f->in_raw);
+    char why[160];
+    FILE *in = fopen_regular(f->in_raw, REGFILE_MAX_MODEL, why, sizeof why);
+    if (!in) return error_msg(TIPC_EUSAGE, "cannot read '%s': %s", f->in_raw, why);
     fseek(in, 0, SEEK_END);
     long bytes = ftell(in);
     rewind(in);
@@ -187,14 +190,12 @@ static enum tipc_status run_raw(const struct infer_flags *f, const char *model_p
     for (int n = 0; ok && n < N; n++) /* NCHW -> NHWC */
         for (int c = 0; c < 3; c++)
             for (int p = 0; p < R * R; p++) nhwc[((size_t)n * R * R + p) * 3 + c] = x[((size_t)n * 3 + c) * R * R + p];
-    m.be.ops->upload(m.be.ctx, m.acts + m.slot_off[0], nhwc, per * N);
+    infer_set_input_f32(&m, nhwc, N);
     infer_forward(&m, N);
     infer_output_host(&m, res, N);
     infer_logits_host(&m, res + (size_t)N * K, N);
-    FILE *out = fopen(f->out_raw, "wb");
-    ok = ok && out && fwrite(res, sizeof(float), 2 * (size_t)N * K, out) == 2 * (size_t)N * K;
-    if (out && fclose(out)) ok = false;
-    if (!ok) st = error_msg(TIPC_EIO, "cannot write '%s'", f->out_raw);
+    if (!ok) st = error_msg(TIPC_EIO, "cannot read '%s': %s", f->in_raw, "short read");
+    else st = write_file_atomic(f->out_raw, res, sizeof(float) * 2 * (size_t)N * K);
     free(x);
     free(nhwc);
     free(res);
@@ -219,7 +220,7 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
     int runs = 0;
     for (int w = 0; st == TIPC_OK && w < f->warmup; w++) {
         infer_forward(&m, 1);
-        m.be.ops->sync(m.be.ctx);
+        infer_sync(&m);
         if (f->benchmark) printf("warmup: %d\n", w);
     }
     for (int i = 0; st == TIPC_OK && i < n; i += f->batch) {
@@ -230,7 +231,7 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
         infer_set_input_u8(&m, img, b);
         double t1 = now_seconds();
         infer_forward(&m, b);
-        m.be.ops->sync(m.be.ctx); /* a GPU runs asynchronously: time the work, not its launch */
+        infer_sync(&m); /* a GPU runs asynchronously: time the work, not its launch */
         double t2 = now_seconds();
         infer_output_host(&m, probs, b);
         for (int j = 0; j < b; j++) print_result(paths[i + j], probs + (size_t)j * m.num_classes, m.num_classes, f->topk);

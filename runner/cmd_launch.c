@@ -78,6 +78,12 @@ static enum tipc_status set_gpus(const struct opt *op, const char *v, void *dst)
     struct launch_opts *o = dst;
     int n = 0;
     char **items = split_list(v, &n);
+    if (n > LAUNCH_MAX_NPROC) {
+        for (int i = 0; i < n; i++) free(items[i]);
+        free(items);
+        return error_msg(TIPC_EUSAGE, "launch: --gpus lists %d entries; at most %d ranks per node", n,
+                         LAUNCH_MAX_NPROC);
+    }
     free(o->gpus);
     o->gpus = xcalloc((size_t)n + 1, sizeof *o->gpus);
     o->ngpus = n;

@@ -26,8 +26,9 @@ static const char about[] =
     "place; when that is impossible (offline, unreachable) the item's fallback is used: the embedded\n"
     "synthetic dataset (deterministic JPEGs, PaddleClas lists) for our model's lite data.\n";
 static const char footer[] =
-    "`tipc run` prepares offline unless TIPC_OFFLINE=0. The environment variables named above are\n"
-    "read once, into the defaults (prepare_opts_default); a bad value is ignored with a warning.\n";
+    "`tipc run` prepares offline unless TIPC_OFFLINE=0. Download size cap: the manifest's size:, else\n"
+    "env TIPC_MAX_DOWNLOAD bytes, default 16 GiB. The environment variables named above are read\n"
+    "once, into the defaults (prepare_opts_default); a bad value is ignored with a warning.\n";
 
 struct args {
     const char *pos[2];
@@ -46,10 +47,8 @@ static enum tipc_status write_demo(const char *path)
     char *dir = path_dirname(path);
     enum tipc_status st = mkdir_p(dir) == TIPC_OK ? TIPC_OK : TIPC_EIO;
     free(dir);
-    FILE *f = st == TIPC_OK ? fopen(path, "wb") : NULL;
-    if (st == TIPC_OK && (!f || fwrite(jpg, 1, n, f) != n || fclose(f) != 0))
-        st = error_msg(TIPC_EIO, "cannot write '%s'", path);
-    else if (st == TIPC_OK)
+    if (st == TIPC_OK) st = write_file_atomic(path, jpg, n);
+    if (st == TIPC_OK)
         printf("prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
     tjFree(jpg);
     return st;

@@ -15,6 +15,7 @@
 #include "tee.h"       /* defines: tee_start, tee_finish */
 #include "../core/check.h"
 #include "../core/options.h"   /* defines: opt_parse */
+#include "../core/staged.h"
 #include "../core/time.h"   /* defines: now_seconds */
 #include "../core/fs.h"      /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
@@ -171,6 +172,7 @@ static enum tipc_status run_one(const struct plan *p, int i, int k, int total, c
 static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 {
     TRY(mkdir_p(p->log_dir));
+    TRY(dir_check_writable(p->log_dir, "output folder"));   /* before any stage runs */
     /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
     if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode));
     /* tipc's own files (stage logs it keeps, metrics, reports) in one folder the original never uses */

@@ -1,5 +1,6 @@
 /* config.c: the TIPC line-keyed config reader (see config.h for the exact semantics). */
 #include "config.h"
+#include "../core/regfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -117,8 +118,9 @@ enum tipc_status cfg_parse(struct tipc_config *cfg, const char *path, const char
 enum tipc_status cfg_load(struct tipc_config *cfg, const char *path)
 {
     memset(cfg, 0, sizeof *cfg);
-    FILE *f = fopen(path, "rb");
-    if (!f) return error_at(TIPC_EUSAGE, path, 0, "cannot open config: %s", strerror(errno));
+    char why[160];
+    FILE *f = fopen_regular(path, 0, why, sizeof why);   /* size: bounded below, CFG_MAX_BYTES */
+    if (!f) return error_at(TIPC_EUSAGE, path, 0, "cannot open config: %s", why);
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

@@ -146,7 +146,11 @@ enum tipc_status job_join(struct launch_job *J)
     struct launch_opts *o = J->o;
     J->port = o->master_port;
     if (o->node_rank == 0) {
-        TRY(rdzv_server_start(&J->server, o->master_host, o->master_port, o->job_id, o->token));
+        /* on loopback every node's clients share one address: room for all of them (launcher main
+         * and watcher, one per rank and its watchdog's notice) */
+        int world = o->nnodes * o->nproc;
+        TRY(rdzv_server_start_for(&J->server, o->master_host, o->master_port, o->job_id, o->token,
+                                  3 * o->nnodes + 2 * world + 16));
         J->port = rdzv_server_port(J->server);
     }
     TRY(rdzv_client_init(&J->cl, o->master_host, J->port, o->job_id, o->token, J->where));

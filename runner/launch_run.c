@@ -20,7 +20,7 @@
 
 #include "../core/check.h"
 #include "../core/time.h"
-#include "../core/fs.h"
+#include "../core/fs.h"       /* defines: mkdir_p, write_all (core/staged.h) */
 #include "../core/banned.h"
 
 extern char **environ;
@@ -128,9 +128,18 @@ static void child_exec(const struct launch_job *J, pid_t pgid, pid_t parent, int
 static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pid_t *pgid, char **argv)
 {
     char *path = xasprintf("%s/workerlog.%d", J->o->log_dir, r->rank);
-    r->log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* a fresh file, never through what is there: unlinking drops only the name (a planted symlink
+     * or hard link), O_EXCL|O_NOFOLLOW refuses one planted again in between */
+    if (unlink(path) && errno != ENOENT) {
+        enum tipc_status st = error_msg(TIPC_EIO, "launch: %s: cannot replace '%s': %s", J->where, path, strerror(errno));
+        free(path);
+        return st;
+    }
+    r->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (r->log_fd < 0) {
-        enum tipc_status st = error_msg(TIPC_EIO, "launch: %s: cannot write '%s': %s", J->where, path, strerror(errno));
+        enum tipc_status st = error_msg(TIPC_EIO, "launch: %s: cannot create '%s': %s", J->where, path, strerror(errno));
+        error_hint("another process is writing logs into '%s' at the same time; give each job its own --log_dir",
+                   J->o->log_dir);
         free(path);
         return st;
     }
@@ -156,18 +165,6 @@ static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pi
 }
 
 /* ---- output ---------------------------------------------------------------------------------- */
-/* 0, or the errno of a failed write. */
-static int write_all(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return w < 0 ? errno : EIO;
-        s += w, n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* One complete line (with its '\n', or the tail at EOF): to the log, and to the console in one
  * write so lines of different ranks never mix. */
 static void emit_line(const struct launch_job *J, struct rank_proc *r, const char *s, size_t n)
@@ -248,7 +245,9 @@ static void begin_stop(struct loop *L, enum stop_kind kind, int code, int sig)
 static void print_log_tail(const struct launch_job *J, const struct rank_proc *r)
 {
     char *path = xasprintf("%s/workerlog.%d", J->o->log_dir, r->rank);
-    FILE *f = fopen(path, "r");
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0) close(fd);
     char *lines[8] = {0}, buf[512];
     int n = 0;
     while (f && fgets(buf, sizeof buf, f)) {

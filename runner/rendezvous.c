@@ -14,94 +14,32 @@
 #include <unistd.h>
 
 #include "../core/check.h"
-#include "../core/time.h"
 #include "../core/parse.h"
 #include "../core/banned.h"
-
-/* ---- the store ------------------------------------------------------------------------------- */
-struct kv_entry { char *key; char *val; size_t n; double t; };
 
 struct rdzv_server {
     struct MHD_Daemon *d;
     int fd, port;
-    char *job, *token;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;          /* signalled on every PUT and on stop */
-    struct kv_entry *kv;
-    size_t nkv, capkv;
-    int stopping;
+    struct rdzv_store *store;
 };
 
-static struct kv_entry *kv_find(struct rdzv_server *S, const char *key)
-{
-    for (size_t i = 0; i < S->nkv; i++)
-        if (strcmp(S->kv[i].key, key) == 0) return &S->kv[i];
-    return NULL;
-}
+double rdzv_server_key_age(struct rdzv_server *S, const char *key) { return rdzv_store_key_age(S->store, key); }
+char *rdzv_server_get_copy(struct rdzv_server *S, const char *key) { return rdzv_store_get_copy(S->store, key); }
 
-/* Returns 0 stored, 1 exists (create_only). Caller holds mu. */
-static int kv_set(struct rdzv_server *S, const char *key, const char *val, size_t n, int create_only)
+/* ---- HTTP adapter: MHD request -> rdzv_store_handle ------------------------------------------- */
+struct req { char *body; size_t n, cap; bool too_big; };
+
+/* Queue the reply; errors close the connection so a refused client holds nothing. */
+static enum MHD_Result queue(struct MHD_Connection *con, struct rdzv_reply *rp)
 {
-    struct kv_entry *e = kv_find(S, key);
-    if (e && create_only) return 1;
-    if (!e) {
-        S->kv = xgrow(S->kv, sizeof *S->kv, S->nkv + 1, &S->capkv);
-        e = &S->kv[S->nkv++];
-        e->key = xstrdup(key);
-        e->val = NULL;
+    struct MHD_Response *r = MHD_create_response_from_buffer(rp->n, rp->body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(rp->body);
+        return MHD_NO;
     }
-    free(e->val);
-    e->val = xmalloc(n + 1);
-    if (n) memcpy(e->val, val, n);
-    e->val[n] = 0;
-    e->n = n;
-    e->t = now_seconds();
-    pthread_cond_broadcast(&S->cv);
-    return 0;
-}
-
-double rdzv_server_key_age(struct rdzv_server *S, const char *key)
-{
-    pthread_mutex_lock(&S->mu);
-    struct kv_entry *e = kv_find(S, key);
-    double age = e ? now_seconds() - e->t : -1;
-    pthread_mutex_unlock(&S->mu);
-    return age;
-}
-
-/* ---- HTTP handler ---------------------------------------------------------------------------- */
-struct req { char *body; size_t n, cap; int too_big; };
-
-static enum MHD_Result reply(struct MHD_Connection *con, unsigned code, const char *body, size_t n)
-{
-    struct MHD_Response *r = MHD_create_response_from_buffer(n, (void *)body, MHD_RESPMEM_MUST_COPY);
-    enum MHD_Result ret = MHD_queue_response(con, code, r);
+    if (rp->code != 200 && rp->code != 404 && rp->code != 412) MHD_add_response_header(r, "Connection", "close");
+    enum MHD_Result ret = MHD_queue_response(con, rp->code, r);
     MHD_destroy_response(r);
-    return ret;
-}
-static enum MHD_Result reply_str(struct MHD_Connection *con, unsigned code, const char *msg)
-{
-    return reply(con, code, msg, strlen(msg));
-}
-
-static enum MHD_Result serve_get(struct rdzv_server *S, struct MHD_Connection *con, const char *key)
-{
-    const char *w = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "wait");
-    long wait_ms = 0;
-    if (w && !parse_long(w, 0, 3600L * 1000, &wait_ms)) return reply_str(con, 400, "bad wait\n");
-    double deadline = now_seconds() + (double)wait_ms / 1000.0;
-    pthread_mutex_lock(&S->mu);
-    struct kv_entry *e;
-    while (!(e = kv_find(S, key)) && !S->stopping) {
-        double left = deadline - now_seconds();
-        if (left <= 0) break;
-        struct timespec ts = mono_deadline(left < 0.5 ? left : 0.5);
-        pthread_cond_timedwait(&S->cv, &S->mu, &ts);
-    }
-    enum MHD_Result ret;
-    if (e) ret = reply(con, 200, e->val, e->n);
-    else ret = reply_str(con, S->stopping ? 503 : 404, S->stopping ? "server stopping\n" : "no such key\n");
-    pthread_mutex_unlock(&S->mu);
     return ret;
 }
 
@@ -111,12 +49,16 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
     (void)version;
     struct rdzv_server *S = cls;
     struct req *rq = *con_cls;
-    if (!rq) {
+    const char *tok = MHD_lookup_connection_value(con, MHD_HEADER_KIND, RDZV_TOKEN_HEADER);
+    if (!rq) {   /* headers complete, no body read yet: refuse here whatever can be refused */
+        struct rdzv_reply rp;
+        const char *len = MHD_lookup_connection_value(con, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (rdzv_store_precheck(S->store, method, url, tok, len, &rp)) return queue(con, &rp);
         *con_cls = xcalloc(1, sizeof *rq);
         return MHD_YES;
     }
     if (*upload_size) {   /* body chunk of a PUT */
-        if (rq->n + *upload_size > RDZV_MAX_VALUE) rq->too_big = 1;
+        if (rq->n + *upload_size > RDZV_MAX_VALUE) rq->too_big = true;
         else {
             rq->body = xgrow(rq->body, 1, rq->n + *upload_size + 1, &rq->cap);
             memcpy(rq->body + rq->n, upload, *upload_size);
@@ -125,21 +67,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *con, const char
         *upload_size = 0;
         return MHD_YES;
     }
-    const char *tok = MHD_lookup_connection_value(con, MHD_HEADER_KIND, RDZV_TOKEN_HEADER);
-    if (!tok || strcmp(tok, S->token) != 0) return reply_str(con, 403, "wrong job token\n");
-    size_t jl = strlen(S->job);
-    if (strncmp(url, "/kv/", 4) != 0 || strncmp(url + 4, S->job, jl) != 0 || url[4 + jl] != '/' ||
-        !url[5 + jl])
-        return reply_str(con, 404, "unknown job or bad path; expected /kv/JOB/KEY\n");
-    const char *key = url + 5 + jl;
-    if (strcmp(method, "GET") == 0) return serve_get(S, con, key);
-    if (strcmp(method, "PUT") != 0) return reply_str(con, 405, "use GET or PUT\n");
-    if (rq->too_big) return reply_str(con, 413, "value too large\n");
-    const char *c = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "create");
-    pthread_mutex_lock(&S->mu);
-    int exists = kv_set(S, key, rq->body ? rq->body : "", rq->n, c && strcmp(c, "1") == 0);
-    pthread_mutex_unlock(&S->mu);
-    return exists ? reply_str(con, 412, "exists\n") : reply_str(con, 200, "ok\n");
+    struct rdzv_reply rp;
+    rdzv_store_handle(S->store, method, url, tok, MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "wait"),
+                      MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "create"), rq->body, rq->n,
+                      rq->too_big, &rp);
+    return queue(con, &rp);
 }
 
 static void req_done(void *cls, struct MHD_Connection *con, void **con_cls, enum MHD_RequestTerminationCode t)
@@ -163,7 +95,7 @@ static enum tipc_status listen_on(const char *bind_ip, int port, int *fd_out, in
     if (rc) return error_msg(TIPC_EDIST, "rendezvous: cannot resolve '%s': %s", bind_ip, gai_strerror(rc));
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, err = 0;
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
-        bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128))
+        bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, SOMAXCONN))
         err = errno;
     freeaddrinfo(ai);
     if (err) {
@@ -189,8 +121,8 @@ static enum tipc_status listen_on(const char *bind_ip, int port, int *fd_out, in
     return TIPC_OK;
 }
 
-enum tipc_status rdzv_server_start(struct rdzv_server **out, const char *bind_ip, int port,
-                                   const char *job, const char *token)
+enum tipc_status rdzv_server_start_for(struct rdzv_server **out, const char *bind_ip, int port, const char *job,
+                                       const char *token, int clients)
 {
     struct rdzv_server *S = xcalloc(1, sizeof *S);
     enum tipc_status st = listen_on(bind_ip, port, &S->fd, &S->port);
@@ -198,17 +130,17 @@ enum tipc_status rdzv_server_start(struct rdzv_server **out, const char *bind_ip
         free(S);
         return st;
     }
-    S->job = xstrdup(job);
-    S->token = xstrdup(token);
-    pthread_mutex_init(&S->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&S->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    S->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+    S->store = rdzv_store_new(job, token);
+    unsigned per_ip = (unsigned)(clients > 0 ? clients : RDZV_DEFAULT_CLIENTS);
+    /* one thread per connection: the limits bound threads and memory; an idle or slow connection
+     * is closed after RDZV_IDLE_TIMEOUT_S, a client address never gets more than per_ip of them, so
+     * a flood from one address leaves room for every node of the job */
+    S->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL,
                             handler, S, MHD_OPTION_LISTEN_SOCKET, S->fd, MHD_OPTION_NOTIFY_COMPLETED,
-                            req_done, S, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+                            req_done, S, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)RDZV_IDLE_TIMEOUT_S,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+                            MHD_OPTION_CONNECTION_LIMIT, per_ip + RDZV_SPARE_CONNECTIONS,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32 * 1024, MHD_OPTION_END);
     if (!S->d) {
         close(S->fd);
         S->fd = -1;
@@ -219,21 +151,19 @@ enum tipc_status rdzv_server_start(struct rdzv_server **out, const char *bind_ip
     return TIPC_OK;
 }
 
+enum tipc_status rdzv_server_start(struct rdzv_server **out, const char *bind_ip, int port,
+                                   const char *job, const char *token)
+{
+    return rdzv_server_start_for(out, bind_ip, port, job, token, 0);
+}
+
 int rdzv_server_port(const struct rdzv_server *S) { return S->port; }
 
 void rdzv_server_stop(struct rdzv_server *S)
 {
     if (!S) return;
-    pthread_mutex_lock(&S->mu);
-    S->stopping = 1;
-    pthread_cond_broadcast(&S->cv);
-    pthread_mutex_unlock(&S->mu);
+    rdzv_store_stop(S->store);
     if (S->d) MHD_stop_daemon(S->d);   /* joins the connection threads, closes the listen socket */
-    for (size_t i = 0; i < S->nkv; i++) free(S->kv[i].key), free(S->kv[i].val);
-    free(S->kv);
-    pthread_cond_destroy(&S->cv);
-    pthread_mutex_destroy(&S->mu);
-    free(S->job);
-    free(S->token);
+    rdzv_store_free(S->store);
     free(S);
 }

@@ -117,7 +117,9 @@ enum tipc_status report_stage(struct report *r, const char *kind, const char *ma
     else printf("%s\n", text);
     fflush(stdout);
     enum tipc_status st = TIPC_OK;
-    FILE *f = fopen(r->status_log, "a");
+    int fd = open(r->status_log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);   /* never through a symlink */
+    FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (!f && fd >= 0) close(fd);
     if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
         st = error_at(TIPC_EIO, r->status_log, 0, "cannot append to results log: %s", strerror(errno));
         if (f) fclose(f);

@@ -77,7 +77,75 @@ check_parser() {
     return $rc
 }
 
-CHECKS=(floors clock rng mkdir parser)
+
+# The backend boundary: op tables are called only by the model, the inference graph and the
+# backends themselves; everything above uses net.h / infer.h.
+check_backend_boundary() {
+    local out
+    out=$(grep -rnE "${SRC_EXT[@]}" '(\.|->)ops->' core runner prepare engine 2>/dev/null |
+          grep -vE '^engine/(model|infer|backend)/')
+    [ -z "$out" ] && return 0
+    printf '%s\n' "$out" | sed 's|$|   <- op table called above the backend (use net.h / infer.h)|'
+    return 1
+}
+
+# CPU and CUDA op files pair by op family (the file name up to its first '_' or '.'):
+# ops/cpu/sgd.c <-> ops/cuda/sgd.cu, ops/cpu/conv2d_dw.c <-> ops/cuda/conv2d.cu. ctx.cu (the CUDA
+# context) has no CPU twin: the CPU backend has no context.
+check_paired_ops() {
+    local rc=0 f fam
+    for f in engine/ops/cpu/*.c; do
+        fam=$(basename "$f" .c); fam=${fam%%_*}
+        compgen -G "engine/ops/cuda/$fam.cu" >/dev/null || compgen -G "engine/ops/cuda/${fam}_*.cu" >/dev/null ||
+            { echo "$f: no CUDA twin engine/ops/cuda/$fam.cu   <- pair op files by name"; rc=1; }
+    done
+    for f in engine/ops/cuda/*.cu; do
+        fam=$(basename "$f" .cu); fam=${fam%%_*}
+        [ "$fam" = ctx ] && continue
+        compgen -G "engine/ops/cpu/$fam.c" >/dev/null || compgen -G "engine/ops/cpu/${fam}_*.c" >/dev/null ||
+            { echo "$f: no CPU twin engine/ops/cpu/$fam.c   <- pair op files by name"; rc=1; }
+    done
+    return $rc
+}
+
+# No source file over 500 lines (C, C++, CUDA, Python and shell files: tracked ones in a git
+# checkout, else every such file under the tree but build/).
+source_files() {
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git ls-files -- '*.c' '*.h' '*.cc' '*.cu' '*.cuh' '*.py' '*.sh'
+    else
+        find . -path ./build -prune -o -type f \( -name '*.[ch]' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \
+             -o -name '*.py' -o -name '*.sh' \) -print | sed 's|^\./||'
+    fi
+}
+check_file_size() {
+    local out
+    out=$(source_files | while read -r f; do [ -f "$f" ] && printf '%s %s\n' "$(wc -l <"$f")" "$f"; done |
+          awk '$1 > 500 { print $2 ": " $1 " lines   <- split it (no source file over 500 lines)" }')
+    [ -z "$out" ] && return 0
+    printf '%s\n' "$out"
+    return 1
+}
+
+# One training step (engine/model/train_step.c: forward; zero_grad; backward; strategy; update):
+# the trainer, `tipc bench train` and the model test call it, and no other file spells a
+# backward followed by an update. (Op-level tests call single ops, not net_backward.)
+check_one_train_step() {
+    local rc=0 f
+    for f in engine/model/trainer.c runner/cmd_bench.c tests/unit/test_model.c; do
+        grep -q 'net_train_step(' "$f" || { echo "$f: does not call net_train_step   <- one named step"; rc=1; }
+    done
+    local out
+    for f in $(grep -rlE "${SRC_EXT[@]}" 'net_backward\(' core runner prepare engine tests 2>/dev/null); do
+        case $f in engine/model/train_step.c | engine/model/net_walk.c | engine/model/net.h) continue ;; esac
+        out=$(grep -nE 'net_sgd_update\(|sgd_step(_cpu|_cuda)?\(' "$f") || continue
+        printf '%s\n' "$out" | sed "s|^|$f:|; s|\$|   <- a second training step (call net_train_step)|"
+        rc=1
+    done
+    return $rc
+}
+
+CHECKS=(floors clock rng mkdir parser backend_boundary paired_ops file_size one_train_step)
 
 bad=0
 for c in "${CHECKS[@]}"; do

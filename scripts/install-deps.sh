@@ -15,6 +15,7 @@ PKGS=(
   libopenblas-dev                           # CPU GEMM
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev   # ONNX export (onnx.proto compiled at build time)
   libmicrohttpd-dev                         # rendezvous KV server
+  libssl-dev                                # libcrypto: job secrets (RAND_bytes, HMAC, CRYPTO_memcmp)
   libgloo-dev                               # CPU collectives
   libxml2-dev                               # runner/report_junit.c, report_html.c: JUnit and HTML reports
   libjansson-dev                            # engine/io/metrics.c: the metrics file (JSON lines)

@@ -21,8 +21,6 @@ int backend_device_from_env(void)
     return 0;
 }
 
-bool backend_is_cpu(const struct backend *b) { return b->ops == &backend_cpu_ops; }
-
 enum tipc_status backend_open(struct backend *b, const char *device, int quiet)
 {
     memset(b, 0, sizeof *b);
@@ -41,8 +39,10 @@ enum tipc_status backend_open(struct backend *b, const char *device, int quiet)
     return TIPC_OK;
 }
 
+bool backend_has_graphs(const struct backend *b) { return b->ops && b->ops->graphs; }
+
 void backend_close(struct backend *b)
 {
-    if (b && b->ops && !backend_is_cpu(b)) backend_cuda_free(b);
+    if (b && b->ops && b->ops != &backend_cpu_ops) backend_cuda_free(b);
     if (b) memset(b, 0, sizeof *b);
 }

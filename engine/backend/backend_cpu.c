@@ -1,5 +1,6 @@
-/* backend_cpu.c: the CPU backend: struct backend_ops entries that forward to the kernels in ops/cpu.
- * Memory is plain 64-byte aligned host memory. Not here: the kernels themselves. */
+/* backend_cpu.c: the CPU backend: its table (the kernels of ops/cpu, the pass schedule of
+ * infer/infer_cpu.c), memory (plain 64-byte aligned host memory), threads and BLAS set-up.
+ * Not here: the kernels themselves. */
 #include <cblas.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -14,176 +15,41 @@
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-static float *cpu_alloc(void *ctx, size_t n)
+static float *cpu_alloc(struct backend_ctx *cx, size_t n)
 {
-    (void)ctx;
+    (void)cx;
     size_t bytes = ((n ? n : 1) * sizeof(float) + 63) / 64 * 64;
     float *p = aligned_alloc(64, bytes);
     CHECK(p != NULL, "out of memory allocating %zu bytes", bytes);
     memset(p, 0, bytes);
     return p;
 }
-static void cpu_free(void *ctx, float *p) { (void)ctx; free(p); }
-static void cpu_zero(void *ctx, float *p, size_t n) { (void)ctx; memset(p, 0, n * sizeof(float)); }
-static void cpu_copy(void *ctx, float *dst, const float *src, size_t n)
+static void cpu_free(struct backend_ctx *cx, float *p) { (void)cx; free(p); }
+static void cpu_zero(struct backend_ctx *cx, float *p, size_t n) { (void)cx; memset(p, 0, n * sizeof(float)); }
+static void cpu_copy(struct backend_ctx *cx, float *dst, const float *src, size_t n)
 {
-    (void)ctx;
+    (void)cx;
     if (dst != src) memcpy(dst, src, n * sizeof(float));
 }
-static void cpu_sync(void *ctx) { (void)ctx; }
-
-static void cpu_conv2d_forward(void *ctx, float *out, const float *in, const float *w,
-                               const struct conv2d_desc *d, float *scratch)
-{
-    (void)ctx;
-    conv2d_forward_cpu(out, in, w, d, scratch);
-}
-static void cpu_conv2d_backward(void *ctx, float *din, float *dw, const float *dout, const float *in,
-                                const float *w, const struct conv2d_desc *d, float *scratch, int acc)
-{
-    (void)ctx;
-    conv2d_backward_cpu(din, dw, dout, in, w, d, scratch, acc);
-}
-static void cpu_bn_forward(void *ctx, float *out, float *sm, float *sr, const float *in, const float *g,
-                           const float *b, float *rm, float *rv, const struct bn_desc *d)
-{
-    (void)ctx;
-    batchnorm_forward_cpu(out, sm, sr, in, g, b, rm, rv, d);
-}
-static void cpu_bn_backward(void *ctx, float *din, float *dg, float *db, const float *dout, const float *in,
-                            const float *sm, const float *sr, const float *g, const float *rv,
-                            const struct bn_desc *d, int acc)
-{
-    (void)ctx;
-    batchnorm_backward_cpu(din, dg, db, dout, in, sm, sr, g, rv, d, acc);
-}
-static void cpu_bn_act_forward(void *ctx, float *out, float *sm, float *sr, const float *in, const float *g,
-                               const float *b, float *rm, float *rv, const struct bn_desc *d, enum act_kind act)
-{
-    (void)ctx;
-    batchnorm_act_forward_cpu(out, sm, sr, in, g, b, rm, rv, d, act);
-}
-static void cpu_bn_act_backward(void *ctx, float *din, float *dg, float *db, const float *dout, const float *in,
-                                const float *sm, const float *sr, const float *g, const float *b, const float *rv,
-                                const struct bn_desc *d, int acc, enum act_kind act)
-{
-    (void)ctx;
-    batchnorm_act_backward_cpu(din, dg, db, dout, in, sm, sr, g, b, rv, d, acc, act);
-}
-static void cpu_act_forward(void *ctx, float *out, const float *in, size_t n, enum act_kind k)
-{
-    (void)ctx;
-    act_forward_cpu(out, in, n, k);
-}
-static void cpu_act_backward(void *ctx, float *din, const float *dout, const float *in, size_t n,
-                             enum act_kind k, int acc)
-{
-    (void)ctx;
-    act_backward_cpu(din, dout, in, n, k, acc);
-}
-static void cpu_bias_act(void *ctx, float *y, const float *b, size_t M, int C, enum act_kind k)
-{
-    (void)ctx;
-    bias_act_forward_cpu(y, b, M, C, k);
-}
-static void cpu_softmax(void *ctx, float *out, const float *in, int N, int K)
-{
-    (void)ctx;
-    softmax_forward_cpu(out, in, N, K);
-}
-static void cpu_normalize(void *ctx, float *out, const uint8_t *img, size_t npix)
-{
-    (void)ctx;
-    normalize_u8_cpu(out, img, npix);
-}
-static void cpu_add_forward(void *ctx, float *out, const float *a, const float *b, size_t n)
-{
-    (void)ctx;
-    add_forward_cpu(out, a, b, n);
-}
-static void cpu_add_backward(void *ctx, float *da, float *db, const float *dout, size_t n, int aa, int ab)
-{
-    (void)ctx;
-    add_backward_cpu(da, db, dout, n, aa, ab);
-}
-static void cpu_scale_forward(void *ctx, float *out, const float *x, const float *g, int N, int P, int C)
-{
-    (void)ctx;
-    scale_forward_cpu(out, x, g, N, P, C);
-}
-static void cpu_scale_backward(void *ctx, float *dx, float *dg, const float *dout, const float *x,
-                               const float *g, int N, int P, int C, int ax, int ag)
-{
-    (void)ctx;
-    scale_backward_cpu(dx, dg, dout, x, g, N, P, C, ax, ag);
-}
-static void cpu_pool_forward(void *ctx, float *out, const float *in, int N, int P, int C)
-{
-    (void)ctx;
-    avgpool_forward_cpu(out, in, N, P, C);
-}
-static void cpu_pool_backward(void *ctx, float *din, const float *dout, int N, int P, int C, int acc)
-{
-    (void)ctx;
-    avgpool_backward_cpu(din, dout, N, P, C, acc);
-}
-static void cpu_linear_forward(void *ctx, float *out, const float *in, const float *w, const float *b,
-                               int N, int Ci, int Co)
-{
-    (void)ctx;
-    linear_forward_cpu(out, in, w, b, N, Ci, Co);
-}
-static void cpu_linear_backward(void *ctx, float *din, float *dw, float *db, const float *dout,
-                                const float *in, const float *w, int N, int Ci, int Co, int acc)
-{
-    (void)ctx;
-    linear_backward_cpu(din, dw, db, dout, in, w, N, Ci, Co, acc);
-}
-static void cpu_dropout_forward(void *ctx, float *out, float *mask, const float *in, size_t n, float p,
-                                uint64_t seed)
-{
-    (void)ctx;
-    dropout_forward_cpu(out, mask, in, n, p, seed);
-}
-static void cpu_dropout_backward(void *ctx, float *din, const float *dout, const float *mask, size_t n, int acc)
-{
-    (void)ctx;
-    dropout_backward_cpu(din, dout, mask, n, acc);
-}
-static float cpu_xent_forward(void *ctx, float *probs, const float *logits, const int32_t *labels, int N,
-                              int K, float eps)
-{
-    (void)ctx;
-    return xent_forward_cpu(probs, logits, labels, N, K, eps);
-}
-static void cpu_xent_backward(void *ctx, float *dl, const float *probs, const int32_t *labels, int N, int K,
-                              float eps)
-{
-    (void)ctx;
-    xent_backward_cpu(dl, probs, labels, N, K, eps);
-}
-static void cpu_sgd(void *ctx, float *p, float *m, const float *g, size_t n, float lr, float mu, float wd)
-{
-    (void)ctx;
-    sgd_step_cpu(p, m, g, n, lr, mu, wd);
-}
+static void cpu_sync(struct backend_ctx *cx) { (void)cx; }
 
 const struct backend_ops backend_cpu_ops = {
-    .name = "cpu",
+    .name = "cpu", .host_memory = true, .graphs = false,
     .alloc = cpu_alloc, .free = cpu_free, .zero = cpu_zero, .upload = cpu_copy, .download = cpu_copy,
     .sync = cpu_sync,
-    .conv2d_forward = cpu_conv2d_forward, .conv2d_backward = cpu_conv2d_backward,
-    .batchnorm_forward = cpu_bn_forward, .batchnorm_backward = cpu_bn_backward,
-    .batchnorm_act_forward = cpu_bn_act_forward, .batchnorm_act_backward = cpu_bn_act_backward,
-    .act_forward = cpu_act_forward, .act_backward = cpu_act_backward,
-    .bias_act_forward = cpu_bias_act, .softmax_forward = cpu_softmax,
-    .normalize_u8 = cpu_normalize, .add_forward = cpu_add_forward, .add_backward = cpu_add_backward,
-    .scale_forward = cpu_scale_forward, .scale_backward = cpu_scale_backward,
-    .avgpool_forward = cpu_pool_forward, .avgpool_backward = cpu_pool_backward,
-    .linear_forward = cpu_linear_forward, .linear_backward = cpu_linear_backward,
-    .dropout_forward = cpu_dropout_forward, .dropout_backward = cpu_dropout_backward,
-    .xent_forward = cpu_xent_forward, .xent_backward = cpu_xent_backward,
-    .sgd_step = cpu_sgd,
+    .conv2d_forward = conv2d_forward_cpu, .conv2d_backward = conv2d_backward_cpu,
+    .batchnorm_forward = batchnorm_forward_cpu, .batchnorm_backward = batchnorm_backward_cpu,
+    .batchnorm_act_forward = batchnorm_act_forward_cpu, .batchnorm_act_backward = batchnorm_act_backward_cpu,
+    .act_forward = act_forward_cpu, .act_backward = act_backward_cpu,
+    .bias_act_forward = bias_act_forward_cpu, .softmax_forward = softmax_forward_cpu,
+    .normalize_u8 = normalize_u8_cpu, .add_forward = add_forward_cpu, .add_backward = add_backward_cpu,
+    .scale_forward = scale_forward_cpu, .scale_backward = scale_backward_cpu,
+    .avgpool_forward = avgpool_forward_cpu, .avgpool_backward = avgpool_backward_cpu,
+    .linear_forward = linear_forward_cpu, .linear_backward = linear_backward_cpu,
+    .dropout_forward = dropout_forward_cpu, .dropout_backward = dropout_backward_cpu,
+    .xent_forward = xent_forward_cpu, .xent_backward = xent_backward_cpu,
+    .sgd_step = sgd_step_cpu,
+    .infer_input_u8 = infer_input_u8_cpu, .infer_forward = infer_forward_cpu, .infer_release = infer_release_cpu,
 };
 
 void backend_cpu_set_threads(int threads)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "../../core/check.h"
+#include "../../core/regfile.h"
 #include "../../core/parse.h"
 #include "../../core/banned.h"
 
@@ -52,8 +53,9 @@ static enum tipc_status parse_list_line(struct dataset *ds, struct grow_list *g,
 
 static enum tipc_status open_list(struct dataset *ds)
 {
-    FILE *f = fopen(ds->list_file, "r");
-    if (!f) return error_msg(TIPC_EDATA, "cannot open '%s': %s", ds->list_file, strerror(errno));
+    char why[160];
+    FILE *f = fopen_regular(ds->list_file, REGFILE_MAX_TEXT, why, sizeof why);
+    if (!f) return error_msg(TIPC_EDATA, "cannot read image list '%s': %s", ds->list_file, why);
     struct grow_list g = {0};
     char *line = NULL;
     size_t cap = 0;

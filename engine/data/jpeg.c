@@ -16,8 +16,11 @@
 #include <jpeglib.h>
 #include <math.h>
 #include <setjmp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../core/check.h"
+#include "../../core/regfile.h"
 #include "../../core/banned.h"
 
 static void jdec_free(void *jd);
@@ -33,30 +36,44 @@ void image_decoder_free(struct image_decoder *d)
     memset(d, 0, sizeof *d);
 }
 
+/* The file's bytes into d->file (reused across images): a regular file of at most
+ * REGFILE_MAX_IMAGE bytes, so a FIFO or /dev/zero in a list is an error, not a hang or an OOM. */
 static enum tipc_status read_file(struct image_decoder *d, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(d->err, sizeof d->err, "cannot open: %s", strerror(errno));
+    char why[200];
+    int fd = open_regular(path, REGFILE_MAX_IMAGE, why, sizeof why);
+    if (fd < 0) {
+        snprintf(d->err, sizeof d->err, "cannot open: %s", why);
         return TIPC_EDATA;
+    }
+    struct stat st;
+    size_t want = fstat(fd, &st) == 0 ? (size_t)st.st_size : 0;
+    if (want + 1 > d->file_cap) {
+        d->file_cap = want + 1;
+        d->file = xrealloc(d->file, d->file_cap);
     }
     d->file_len = 0;
-    for (;;) {
-        if (d->file_len == d->file_cap) {
-            d->file_cap = d->file_cap ? 2 * d->file_cap : 1 << 18;
-            d->file = xrealloc(d->file, d->file_cap);
+    while (d->file_len < d->file_cap) {   /* one byte more than fstat said: notice a growing file */
+        ssize_t n = read(fd, d->file + d->file_len, d->file_cap - d->file_len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n < 0) snprintf(d->err, sizeof d->err, "read error: %s", strerror(errno));
+            close(fd);
+            return n < 0 ? TIPC_EDATA : TIPC_OK;
         }
-        size_t n = fread(d->file + d->file_len, 1, d->file_cap - d->file_len, f);
-        d->file_len += n;
-        if (n == 0) break;
+        d->file_len += (size_t)n;
     }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(d->err, sizeof d->err, "read error");
-        return TIPC_EDATA;
-    }
-    return TIPC_OK;
+    close(fd);
+    snprintf(d->err, sizeof d->err, "changed while being read");
+    return TIPC_EDATA;
+}
+
+bool image_size_ok(long w, long h, char *why, size_t n)
+{
+    if (w > 0 && h > 0 && w <= IMAGE_MAX_SIDE && h <= IMAGE_MAX_SIDE && w * h <= IMAGE_MAX_PIXELS) return true;
+    snprintf(why, n, "declares %ldx%ld pixels, more than tipc decodes (at most %d per side and %d megapixels)", w, h,
+             IMAGE_MAX_SIDE, IMAGE_MAX_PIXELS / 1000000);
+    return false;
 }
 
 /* Smallest scaling factor s in {1/8, 1/4, 1/2, 1} with s * min(box w, box h) >= need. Only the
@@ -157,8 +174,12 @@ enum tipc_status image_decoder_load(struct image_decoder *d, const char *path, b
         return TIPC_EDATA;
     }
     jpeg_mem_src(ci, d->file, (unsigned long)d->file_len);
-    jpeg_read_header(ci, TRUE);
+    jpeg_read_header(ci, TRUE);   /* markers up to SOS only: nothing sized by the image is allocated yet */
     int w = (int)ci->image_width, h = (int)ci->image_height;
+    if (!image_size_ok(w, h, d->err, sizeof d->err)) {
+        jpeg_abort_decompress(ci);
+        return TIPC_EDATA;
+    }
     struct crop_box b = train ? rrc_params(w, h, r) : eval_box(w, h, resize, crop);
     bool flip = train && data_rng_uniform(r) < 0.5;
     pick_scale(b, crop, &ci->scale_num, &ci->scale_denom);

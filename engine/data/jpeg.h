@@ -32,6 +32,14 @@ void image_decoder_free(struct image_decoder *d);
  * CenterCrop(crop) (r unused). The DCT scale is the smallest of libjpeg-turbo's factors (n/8) that
  * keeps the box at least `crop` pixels on both sides, and only the rows and columns around the
  * box are decoded. On failure: TIPC_EDATA with d->err set (nothing printed). */
+/* The largest image tipc decodes, checked on the header before anything sized by the image is
+ * allocated: a small file can declare 30000x30000 pixels and a full decode of it (a progressive
+ * JPEG keeps every coefficient) would take gigabytes per thread. */
+#define IMAGE_MAX_SIDE 32768
+#define IMAGE_MAX_PIXELS 64000000
+/* true when w x h is within the limits; otherwise false and `why` says so. */
+bool image_size_ok(long w, long h, char *why, size_t n);
+
 enum tipc_status image_decoder_load(struct image_decoder *d, const char *path, bool train, int resize,
                                     int crop, struct data_rng *r, uint8_t *out);
 

@@ -48,6 +48,7 @@ struct loader {
     bool handed;                   /* the consumer holds slot `consumed` */
     bool stop;
     long skipped;
+    long decoded;                  /* samples decoded fine so far (any step) */
     long fail_step;                /* first step with a failed image (not skip_bad); workers stop after it */
     uint8_t *warned;               /* (n) an image's failure was reported */
     enum tipc_status sticky;
@@ -116,6 +117,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&L->mu);
         enum tipc_status st = load_sample(L, &d, sl, i);
         pthread_mutex_lock(&L->mu);
+        if (st == TIPC_OK) L->decoded++;
         if (st != TIPC_OK && L->c.skip_bad) { sl->bad[i] = true; L->skipped++; }
         else if (st != TIPC_OK && sl->st == TIPC_OK) {
             sl->st = st;
@@ -210,11 +212,29 @@ static void compact(struct loader *L, struct slot *sl)
 
 static enum tipc_status next_slot(struct loader *L, const struct batch **out);
 
+static long loader_decoded(struct loader *L)
+{
+    pthread_mutex_lock(&L->mu);
+    long n = L->decoded;
+    pthread_mutex_unlock(&L->mu);
+    return n;
+}
+
 enum tipc_status loader_next(struct loader *L, const struct batch **out)
 {
     *out = NULL;
     if (L->sticky != TIPC_OK) return L->sticky;
-    for (;;) {   /* a batch whose images were all skipped is not handed out */
+    /* a batch whose images were all skipped is not handed out; a whole epoch of such batches
+     * while no image has ever decoded means the source yields nothing: fail rather than spin
+     * (with one good image somewhere, the loop is slow but moves on) */
+    for (int empty = 0;; empty++) {
+        if (empty >= L->steps_per_epoch && loader_decoded(L) == 0) {
+            *out = NULL;
+            error_msg(TIPC_EDATA, "dataset '%s': no readable image in a whole epoch (%d batches, %ld images skipped)",
+                      L->ds->root, empty, loader_skipped(L));
+            error_hint("every image listed was unreadable (skip_bad skipped them all); check the paths and files above");
+            return L->sticky = TIPC_EDATA;
+        }
         TRY(next_slot(L, out));
         if ((*out)->n > 0) return TIPC_OK;
     }

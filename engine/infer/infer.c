@@ -195,7 +195,7 @@ void infer_plan(struct infer_model *m, int N)
     m->N = N;
     m->acts = m->be.ops->alloc(m->be.ctx, m->nacts);
     m->scratch = m->be.ops->alloc(m->be.ctx, m->nscratch);
-    if (backend_is_cpu(&m->be)) {
+    if (m->be.ops->host_memory) {
         m->wdev = m->weights;
     } else {
         m->wdev = m->be.ops->alloc(m->be.ctx, m->nweights);
@@ -203,23 +203,22 @@ void infer_plan(struct infer_model *m, int N)
     }
 }
 
-/* the backend buffers of infer_plan, and the CPU schedule's packed weights and threads */
+/* the backend buffers of infer_plan, and what the backend's own schedule made */
 static void unplan(struct infer_model *m)
 {
-    infer_team_free(m);
-    if (m->be.ops) {
-        if (m->acts) m->be.ops->free(m->be.ctx, m->acts);
-        if (m->scratch) m->be.ops->free(m->be.ctx, m->scratch);
-        if (m->wdev && m->wdev != m->weights) m->be.ops->free(m->be.ctx, m->wdev);
-        if (m->packed) m->be.ops->free(m->be.ctx, m->packed);
+    const struct backend_ops *o = m->be.ops;
+    if (o) {
+        if (o->infer_release) o->infer_release(m->be.ctx, m);
+        if (m->acts) o->free(m->be.ctx, m->acts);
+        if (m->scratch) o->free(m->be.ctx, m->scratch);
+        if (m->wdev && m->wdev != m->weights) o->free(m->be.ctx, m->wdev);
     }
-    free(m->pack_off);
-    m->acts = m->scratch = m->wdev = m->packed = NULL;
-    m->pack_off = NULL;
+    m->acts = m->scratch = m->wdev = NULL;
 }
 
 void infer_move(struct infer_model *m, struct backend be)
 {
+    if (m->be.ops == be.ops && m->be.ctx == be.ctx) return;
     unplan(m);
     free(m->slot_off);
     m->slot_off = NULL;
@@ -243,17 +242,25 @@ void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n)
 {
     CHECK(n <= m->N, "batch %d over planned %d", n, m->N);
     size_t np = (size_t)n * m->slots[0].H * m->slots[0].W;
-    if (m->be.ops == &backend_cpu_ops) /* one thread: an OpenMP team left spinning after it would
-                                         * compete with the pass's helper threads for the cores */
-        normalize_u8_part_cpu(m->acts + m->slot_off[0], images, np, 0, 1);
+    if (m->be.ops->infer_input_u8)
+        m->be.ops->infer_input_u8(m->be.ctx, m, images, n);
     else
         m->be.ops->normalize_u8(m->be.ctx, m->acts + m->slot_off[0], images, np);
 }
 
+void infer_set_input_f32(struct infer_model *m, const float *nhwc, int n)
+{
+    CHECK(n <= m->N, "batch %d over planned %d", n, m->N);
+    size_t cnt = (size_t)n * m->slots[0].H * m->slots[0].W * m->slots[0].C;
+    m->be.ops->upload(m->be.ctx, m->acts + m->slot_off[0], nhwc, cnt);
+}
+
+void infer_sync(const struct infer_model *m) { m->be.ops->sync(m->be.ctx); }
+
 void infer_layer_forward(struct infer_model *m, int i, int n)
 {
     const struct backend_ops *o = m->be.ops;
-    void *cx = m->be.ctx;
+    struct backend_ctx *cx = m->be.ctx;
     const struct infer_layer *l = &m->layers[i];
     const struct infer_slot *si = &m->slots[l->in], *so = &m->slots[l->out];
     float *x = m->acts + m->slot_off[l->in], *y = m->acts + m->slot_off[l->out];
@@ -284,9 +291,9 @@ void infer_layer_forward(struct infer_model *m, int i, int n)
 void infer_forward(struct infer_model *m, int n)
 {
     CHECK(n > 0 && n <= m->N, "batch %d of planned %d", n, m->N);
-    /* TIPC_INFER_PER_OP: the op-by-op schedule on the CPU too (A/B benchmarks) */
-    if (backend_is_cpu(&m->be) && !getenv("TIPC_INFER_PER_OP")) {
-        infer_forward_cpu(m, n);
+    /* the backend's own schedule when it has one; TIPC_INFER_PER_OP: op by op anyway (A/B benchmarks) */
+    if (m->be.ops->infer_forward && !getenv("TIPC_INFER_PER_OP")) {
+        m->be.ops->infer_forward(m->be.ctx, m, n);
         return;
     }
     for (int i = 0; i < m->nlayers; i++) infer_layer_forward(m, i, n);

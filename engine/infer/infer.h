@@ -35,8 +35,9 @@ struct infer_model {
     size_t *slot_off;                /* (nslots) offsets in acts, shared by liveness */
     float *acts, *scratch; size_t nacts, nscratch;
     float *wdev;                     /* weights in the backend's memory (== weights on the CPU) */
-    float *packed; size_t *pack_off; /* CPU: per-layer re-laid-out conv weights (infer_cpu.c) */
-    struct infer_team *team;         /* CPU: helper threads of the pass schedule (infer_cpu.c) */
+    /* the CPU backend's schedule (infer_cpu.c; released through the backend's infer_release): */
+    float *packed; size_t *pack_off; /* per-layer re-laid-out conv weights */
+    struct infer_team *team;         /* helper threads of the pass schedule */
 };
 
 /* Fold a (trained) net into an inference model planned for batches up to N. */
@@ -44,24 +45,32 @@ void infer_from_net(struct infer_model *m, const struct net *net, int N);
 /* Size and allocate activations for batches up to N (called by the constructors). */
 void infer_plan(struct infer_model *m, int N);
 void infer_free(struct infer_model *m);
-/* Run the model on another backend from now on (its buffers are re-made there; same batch). */
+/* Run the model on another backend from now on (its buffers are re-made there; same batch;
+ * nothing to do when it is the same backend). */
 void infer_move(struct infer_model *m, struct backend be);
 
 enum tipc_status infer_save(const struct infer_model *m, const char *path);
+/* Write it to a finished, unpublished staged file (core/staged.h) for staged_publish(). */
+struct staged_file;
+enum tipc_status infer_write(const struct infer_model *m, const char *path, struct staged_file *out);
 /* Load and validate every index and offset; errors name the file. */
 enum tipc_status infer_load(struct infer_model *m, const char *path, int N, struct backend be);
 
+/* Host uint8 HWC images, normalised into the input slot (the backend's schedule may do it its own way). */
 void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n);
+/* Host float NHWC, already normalised, copied into the input slot. */
+void infer_set_input_f32(struct infer_model *m, const float *nhwc, int n);
+/* Run a pass: the backend's own schedule when it has one, else layer by layer through its ops. */
 void infer_forward(struct infer_model *m, int n);
+/* Wait until the backend has finished the work issued (a GPU runs asynchronously). */
+void infer_sync(const struct infer_model *m);
 /* the conv of layer l at batch n */
 struct conv2d_desc infer_conv_desc(const struct infer_model *m, const struct infer_layer *l, int n);
 /* layer i alone, op by op through the backend */
 void infer_layer_forward(struct infer_model *m, int i, int n);
-/* the CPU backend's schedule of infer_forward (layers in parts claimed by a thread team), and
- * part p of np of layer i on the calling thread (infer_cpu.c) */
-void infer_forward_cpu(struct infer_model *m, int n);
+/* part p of np of layer i on the calling thread: the unit of the CPU backend's pass schedule
+ * (infer_cpu.c, infer_forward_cpu in backend/backend.h) */
 void infer_layer_part_cpu(struct infer_model *m, int i, int n, int p, int np);
-void infer_team_free(struct infer_model *m); /* stop the helper threads (infer_free does) */
 /* In the backend's memory (device pointers on the GPU): */
 const float *infer_output(const struct infer_model *m); /* (n, K) probabilities */
 const float *infer_logits(const struct infer_model *m); /* (n, K) */

@@ -94,8 +94,8 @@ void infer_layer_part_cpu(struct infer_model *m, int i, int n, int p, int np)
         if (conv2d_has_parts(&d)) {
             conv2d_bias_act_part_cpu(y, x, m->packed + m->pack_off[i], b, act, &d, p, np);
         } else if (p == 0) {
-            conv2d_forward_cpu(y, x, w, &d, m->scratch);
-            bias_act_forward_cpu(y, b, (size_t)n * d.Ho * d.Wo, d.Cout, act);
+            conv2d_forward_cpu(m->be.ctx, y, x, w, &d, m->scratch);
+            bias_act_forward_cpu(m->be.ctx, y, b, (size_t)n * d.Ho * d.Wo, d.Cout, act);
         }
         break;
     }
@@ -211,7 +211,7 @@ static struct infer_team *team_new(struct infer_model *m, int nt)
     return t;
 }
 
-void infer_team_free(struct infer_model *m)
+static void team_free(struct infer_model *m)
 {
     struct infer_team *t = m->team;
     if (!t) return;
@@ -229,19 +229,38 @@ void infer_team_free(struct infer_model *m)
     m->team = NULL;
 }
 
-void infer_forward_cpu(struct infer_model *m, int n)
+void infer_release_cpu(struct backend_ctx *cx, struct infer_model *m)
 {
+    team_free(m);
+    if (m->packed) m->be.ops->free(cx, m->packed);
+    free(m->pack_off);
+    m->packed = NULL;
+    m->pack_off = NULL;
+}
+
+/* one thread: an OpenMP team left spinning after it would compete with the pass's helper
+ * threads for the cores */
+void infer_input_u8_cpu(struct backend_ctx *cx, struct infer_model *m, const uint8_t *images, int n)
+{
+    (void)cx;
+    size_t np = (size_t)n * m->slots[0].H * m->slots[0].W;
+    normalize_u8_part_cpu(m->acts + m->slot_off[0], images, np, 0, 1);
+}
+
+void infer_forward_cpu(struct backend_ctx *cx, struct infer_model *m, int n)
+{
+    (void)cx;
     if (!m->packed) pack_weights(m);
     int nt = omp_get_max_threads();
     if (nt <= 1) {
         for (int i = 0; i < m->nlayers; i++) infer_layer_part_cpu(m, i, n, 0, 1);
         return;
     }
-    if (m->team && m->team->nt != nt) infer_team_free(m);
+    if (m->team && m->team->nt != nt) team_free(m);
     if (!m->team) m->team = team_new(m, nt);
     struct infer_team *t = m->team;
     if (atomic_load(&t->pass) + 1 >= UINT32_MAX) { /* pass numbers are 32 bits: a new team starts over */
-        infer_team_free(m);
+        team_free(m);
         t = m->team = team_new(m, nt);
     }
     /* no helper can be inside a part now (the last pass finished), so resetting is safe */

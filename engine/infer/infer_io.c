@@ -23,7 +23,7 @@ struct inf_header {
     uint64_t nweights;
 };
 
-enum tipc_status infer_save(const struct infer_model *m, const char *path)
+enum tipc_status infer_write(const struct infer_model *m, const char *path, struct staged_file *out)
 {
     struct inf_header h;
     memset(&h, 0, sizeof h);
@@ -38,7 +38,16 @@ enum tipc_status infer_save(const struct infer_model *m, const char *path)
     bin_write(&w, m->layers, sizeof *m->layers * (size_t)m->nlayers);
     bin_write(&w, m->slots, sizeof *m->slots * (size_t)m->nslots);
     bin_write(&w, m->weights, sizeof(float) * m->nweights);
-    return bin_commit(&w);
+    TRY(bin_finish(&w));
+    *out = w.sf;
+    return TIPC_OK;
+}
+
+enum tipc_status infer_save(const struct infer_model *m, const char *path)
+{
+    struct staged_file f;
+    TRY(infer_write(m, path, &f));
+    return staged_publish(&f, 1);
 }
 
 static bool fits(uint64_t off, uint64_t n, uint64_t total) { return off <= total && n <= total - off; }

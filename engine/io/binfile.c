@@ -1,14 +1,10 @@
 /* binfile.c: see binfile.h. */
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "binfile.h"
 #include "../../core/check.h"
+#include "../../core/regfile.h"
 #include "../../core/banned.h"
 
 uint64_t fnv1a64(uint64_t h, const void *p, size_t n)
@@ -21,16 +17,7 @@ uint64_t fnv1a64(uint64_t h, const void *p, size_t n)
 enum tipc_status bin_create(struct bin_writer *w, const char *path, const char magic[8])
 {
     memset(w, 0, sizeof *w);
-    w->path = xstrdup(path);
-    w->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-    w->f = fopen(w->tmp, "wb");
-    if (!w->f) {
-        enum tipc_status st = error_msg(TIPC_EIO, "cannot create '%s': %s", w->tmp, strerror(errno));
-        free(w->path);
-        free(w->tmp);
-        memset(w, 0, sizeof *w);
-        return st;
-    }
+    TRY(staged_open(&w->sf, path));
     w->hash = FNV1A64_INIT;
     bin_write(w, magic, 8);
     return TIPC_OK;
@@ -38,66 +25,34 @@ enum tipc_status bin_create(struct bin_writer *w, const char *path, const char m
 
 void bin_write(struct bin_writer *w, const void *p, size_t n)
 {
-    if (w->failed || !n) return;
+    if (!n) return;
     w->hash = fnv1a64(w->hash, p, n);
-    if (fwrite(p, 1, n, w->f) != n) w->failed = true;
+    staged_write(&w->sf, p, n);
 }
 
-void bin_abort(struct bin_writer *w)
+void bin_abort(struct bin_writer *w) { staged_abort(&w->sf); }
+
+enum tipc_status bin_finish(struct bin_writer *w)
 {
-    if (w->f) fclose(w->f);
-    if (w->tmp) unlink(w->tmp);
-    free(w->path);
-    free(w->tmp);
-    memset(w, 0, sizeof *w);
+    uint64_t h = w->hash;
+    staged_write(&w->sf, &h, sizeof h);
+    return staged_finish(&w->sf);
 }
 
 enum tipc_status bin_commit(struct bin_writer *w)
 {
-    uint64_t h = w->hash;
-    if (!w->failed && fwrite(&h, sizeof h, 1, w->f) != 1) w->failed = true;
-    int err = 0;
-    if (w->failed || fflush(w->f) || fsync(fileno(w->f))) err = errno ? errno : EIO;
-    if (fclose(w->f) && !err) err = errno;
-    w->f = NULL;
-    if (!err && rename(w->tmp, w->path)) err = errno;
-    if (err) {
-        enum tipc_status st = error_msg(TIPC_EIO, "cannot write '%s': %s", w->path, strerror(err));
-        bin_abort(w);
-        return st;
-    }
-    char *dir = xstrdup(w->path);
-    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    free(dir);
-    free(w->path);
-    free(w->tmp);
-    memset(w, 0, sizeof *w);
-    return TIPC_OK;
+    TRY(bin_finish(w));
+    return staged_publish(&w->sf, 1);
 }
 
 enum tipc_status bin_open(struct bin_reader *r, const char *path, const char magic[8], const char *what)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
-    FILE *f = fopen(path, "rb");
-    if (!f) return error_msg(TIPC_EIO, "cannot open %s '%s': %s", what, path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return error_msg(TIPC_EIO, "%s '%s' is not a regular file", what, path);
-    }
-    size_t n = (size_t)st.st_size;
-    r->buf = xmalloc(n ? n : 1);
-    size_t got = fread(r->buf, 1, n, f);
-    fclose(f);
-    if (got != n) {
-        bin_close(r);
-        return error_msg(TIPC_EIO, "cannot read %s '%s'", what, path);
-    }
+    char why[160];
+    size_t n = 0;
+    if (read_regular(path, REGFILE_MAX_MODEL, &r->buf, &n, why, sizeof why) != 0)
+        return error_msg(TIPC_EIO, "cannot read %s '%s': %s", what, path, why);
     if (n < 16 || memcmp(r->buf, magic, 8)) {
         bin_close(r);
         return error_msg(TIPC_EIO, "'%s' is not a tipc %s (bad magic%s)", path, what, n < 16 ? ", too short" : "");

@@ -1,5 +1,6 @@
 /* binfile.h: binary files with a magic, an FNV-1a 64 checksum trailer and atomic replacement
- * (write PATH.tmp.PID, fflush, fsync, rename; the previous PATH survives any failure).
+ * (a staged file, core/staged.h: checked writes, fsync, rename; the previous PATH survives any
+ * failure, and the temp is removed).
  * Readers load the whole file, check magic and checksum, then read bounded fields: a
  * truncated or corrupt file is an error naming the file, never a crash. Used by checkpoints
  * and the inference model. */
@@ -11,18 +12,22 @@
 #include <stdio.h>
 
 #include "../../core/status.h"
+#include "../../core/staged.h"
 
-struct bin_writer { FILE *f; char *path, *tmp; uint64_t hash; bool failed; };
+struct bin_writer { struct staged_file sf; uint64_t hash; };
 /* Opens PATH's temp file and writes the 8-byte magic. */
 enum tipc_status bin_create(struct bin_writer *w, const char *path, const char magic[8]);
 void bin_write(struct bin_writer *w, const void *p, size_t n);
-/* Append the checksum, flush, fsync, rename over PATH (fsync the directory too). */
+/* Append the checksum, fsync, rename over PATH (fsync the directory too). */
 enum tipc_status bin_commit(struct bin_writer *w);
+/* Append the checksum, fsync and close, without publishing: w->sf then goes into a
+ * staged_publish() set with other files (an exported model's pair). */
+enum tipc_status bin_finish(struct bin_writer *w);
 /* Drop the temp file (on error paths); PATH is untouched. */
 void bin_abort(struct bin_writer *w);
 
 struct bin_reader { const char *path; uint8_t *buf; size_t n, pos; };
-/* Load PATH, check the magic (what = "checkpoint", "inference model" for messages) and the
+/* Load PATH (a regular file of at most REGFILE_MAX_MODEL bytes), check the magic (what = "checkpoint", "inference model" for messages) and the
  * checksum. Returns TIPC_EIO with a message on any failure. */
 enum tipc_status bin_open(struct bin_reader *r, const char *path, const char magic[8], const char *what);
 /* Copy n bytes; false when the file is too short (the caller reports). */

@@ -27,12 +27,12 @@ enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const st
     struct bin_writer w;
     TRY(bin_create(&w, path, CKPT_MAGIC));
     bin_write(&w, &h, sizeof h);
-    /* device buffers: download through the backend (CPU: plain pointers) */
+    /* the net's buffers may be device memory: copied out through its backend */
     float *host = xmalloc(sizeof(float) * (net->nparams > net->nstats ? net->nparams : net->nstats) + 4);
     const float *bufs[3] = {net->params, net->mom, net->stats};
     size_t ns[3] = {net->nparams, net->nparams, net->nstats};
     for (int i = 0; i < 3; i++) {
-        net->be.ops->download(net->be.ctx, host, bufs[i], ns[i]);
+        net_to_host(net, host, bufs[i], ns[i]);
         bin_write(&w, host, ns[i] * sizeof(float));
     }
     free(host);
@@ -87,14 +87,14 @@ enum tipc_status ckpt_load(const char *path, struct ckpt_meta *m, struct net *ne
         /* the mapped bytes may be unaligned: copy through an aligned host buffer */
         float *host = xmalloc(sizeof(float) * (net->nparams > net->nstats ? net->nparams : net->nstats) + 4);
         memcpy(host, p, net->nparams * sizeof(float));
-        net->be.ops->upload(net->be.ctx, net->params, host, net->nparams);
+        net_from_host(net, net->params, host, net->nparams);
         memcpy(host, s, net->nstats * sizeof(float));
-        net->be.ops->upload(net->be.ctx, net->stats, host, net->nstats);
+        net_from_host(net, net->stats, host, net->nstats);
         if (with_optimizer) {
             memcpy(host, mo, net->nparams * sizeof(float));
-            net->be.ops->upload(net->be.ctx, net->mom, host, net->nparams);
+            net_from_host(net, net->mom, host, net->nparams);
         } else {
-            net->be.ops->zero(net->be.ctx, net->mom, net->nparams);
+            net_zero(net, net->mom, net->nparams);
         }
         free(host);
         *m = h.meta;

@@ -206,7 +206,7 @@ static void add_layer(struct gb *b, const struct infer_model *m, int i)
     }
 }
 
-enum tipc_status onnx_export(const struct infer_model *m, const char *path)
+enum tipc_status onnx_write(const struct infer_model *m, const char *path, struct staged_file *out)
 {
     struct pool pl = {0};
     Onnx__GraphProto g;
@@ -233,21 +233,22 @@ enum tipc_status onnx_export(const struct infer_model *m, const char *path)
     size_t n = onnx__model_proto__get_packed_size(&mp);
     uint8_t *buf = xmalloc(n);
     onnx__model_proto__pack(&mp, buf);
-    /* ONNX files have no magic: write raw bytes atomically (temp + fsync + rename) */
-    char *tmp = xasprintf("%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    enum tipc_status st = TIPC_OK;
-    bool ok = f && fwrite(buf, 1, n, f) == n && !fflush(f) && !fsync(fileno(f));
-    if (f && fclose(f)) ok = false;
-    if (!ok || rename(tmp, path)) {
-        st = error_msg(TIPC_EIO, "cannot write '%s'", path);
-        unlink(tmp);
+    enum tipc_status st = staged_open(out, path);
+    if (st == TIPC_OK) {
+        staged_write(out, buf, n);
+        st = staged_finish(out);
     }
-    free(tmp);
     free(buf);
     free(g.node);
     free(g.initializer);
     for (size_t i = 0; i < pl.n; i++) free(pl.p[i]);
     free(pl.p);
     return st;
+}
+
+enum tipc_status onnx_export(const struct infer_model *m, const char *path)
+{
+    struct staged_file f;
+    TRY(onnx_write(m, path, &f));
+    return staged_publish(&f, 1);
 }

@@ -2,12 +2,15 @@
  * onnx.proto (build/gen/onnx.pb-c.h). The graph is NCHW as ONNX expects: input "input"
  * (N, 3, R, R) normalised RGB with a symbolic batch, outputs "probs" (softmax) and "logits"
  * (N, K). Conv+bias (BN folded), Relu/HardSwish/HardSigmoid, GlobalAveragePool, 1x1 Conv for
- * the linear layers, Mul (squeeze-excite), Add, Flatten, Softmax. Written atomically. */
+ * the linear layers, Mul (squeeze-excite), Add, Flatten, Softmax. Written atomically (staged). */
 #ifndef TIPC_ONNX_H
 #define TIPC_ONNX_H
 #include "../../core/status.h"
 #include "../infer/infer.h"
 
 enum tipc_status onnx_export(const struct infer_model *m, const char *path);
+/* Write it to a finished, unpublished staged file (core/staged.h) for staged_publish(). */
+struct staged_file;
+enum tipc_status onnx_write(const struct infer_model *m, const char *path, struct staged_file *out);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "recipe.h"
 #include "../../core/check.h"
+#include "../../core/regfile.h"
 #include "../../core/parse.h"
 #include "../../core/banned.h"
 
@@ -217,8 +218,9 @@ static enum tipc_status walk(struct recipe *r, yaml_parser_t *p, const char *fil
 
 enum tipc_status recipe_load(struct recipe *r, const char *path)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return error_msg(TIPC_EUSAGE, "cannot open recipe '%s': %s", path, strerror(errno));
+    char why[160];
+    FILE *fp = fopen_regular(path, REGFILE_MAX_TEXT, why, sizeof why);
+    if (!fp) return error_msg(TIPC_EUSAGE, "cannot read recipe '%s': %s", path, why);
     yaml_parser_t p;
     yaml_parser_initialize(&p);
     yaml_parser_set_input_file(&p, fp);

@@ -160,7 +160,7 @@ void net_alloc(struct net *net)
     plan_grad_writes(net);
     plan_fusions(net);
     const struct backend_ops *o = net->be.ops;
-    void *cx = net->be.ctx;
+    struct backend_ctx *cx = net->be.ctx;
     net->params = o->alloc(cx, net->nparams);
     net->grads = o->alloc(cx, net->nparams);
     net->mom = o->alloc(cx, net->nparams);
@@ -203,3 +203,15 @@ void net_set_input_u8(struct net *net, const uint8_t *images, int n)
     size_t np = (size_t)n * net->slots[0].H * net->slots[0].W;
     net->be.ops->normalize_u8(net->be.ctx, net->acts + net->slots[0].off, images, np);
 }
+
+void net_to_host(const struct net *net, float *host, const float *src, size_t n)
+{
+    net->be.ops->download(net->be.ctx, host, src, n);
+}
+void net_from_host(struct net *net, float *dst, const float *host, size_t n)
+{
+    net->be.ops->upload(net->be.ctx, dst, host, n);
+}
+void net_zero(struct net *net, float *dst, size_t n) { net->be.ops->zero(net->be.ctx, dst, n); }
+bool net_host_memory(const struct net *net) { return net->be.ops->host_memory; }
+void net_sync(const struct net *net) { net->be.ops->sync(net->be.ctx); }

@@ -3,8 +3,8 @@
  * statistics in a second buffer, and activations sized once by the build (plan) pass.
  *
  * Lifecycle: net_init() -> net_add_*() calls (the plan: shapes and offsets only) ->
- * net_alloc() (every buffer, once) -> net_forward()/net_loss()/net_backward() per step ->
- * net_free(). No allocation after net_alloc(). A batch of n <= N (the planned batch) may be
+ * net_alloc() (every buffer, once) -> per step net_forward(), net_loss(), net_zero_grad(),
+ * net_backward(), net_sgd_update() (train_step.h names that sequence once) -> net_free(). No allocation after net_alloc(). A batch of n <= N (the planned batch) may be
  * run; slots are packed from their start. All buffers live in the backend's memory.
  * Not here: the MobileNetV3 block table (mobilenet_v3.c), optimisers and I/O. */
 #ifndef TIPC_NET_H
@@ -86,8 +86,21 @@ void net_set_input_u8(struct net *net, const uint8_t *images, int n);
 void net_forward(struct net *net, int n);
 /* Softmax cross-entropy of the last forward; labels must be in range (caller checks). */
 float net_loss(struct net *net, const int32_t *labels, int n, float label_smoothing);
-/* Zero all gradients, then backpropagate the loss of the last net_loss(). */
+/* Parameter gradients = 0 (backward adds into them). */
+void net_zero_grad(struct net *net);
+/* Backpropagate the loss of the last net_loss(): parameter gradients ADD (net_zero_grad first). */
 void net_backward(struct net *net, int n, float label_smoothing);
+/* Momentum SGD with weight decay over all parameters (ops.h sgd_step). */
+void net_sgd_update(struct net *net, float lr, float momentum, float weight_decay);
+/* Host memory <-> the net's buffers (device memory on a GPU backend), through its backend; both
+ * wait for the backend. src/dst are net buffers (params, grads, stats, a slot...). */
+void net_to_host(const struct net *net, float *host, const float *src, size_t n);
+void net_from_host(struct net *net, float *dst, const float *host, size_t n);
+void net_zero(struct net *net, float *dst, size_t n);
+/* The net's buffers are host memory (the host may use them in place, e.g. for collectives). */
+bool net_host_memory(const struct net *net);
+/* Wait until the backend has finished the work issued (a GPU runs asynchronously). */
+void net_sync(const struct net *net);
 /* Deterministic PyTorch-style initialisation from a seed (kaiming fan_out convs, N(0,0.01)
  * linear, BN gamma 1 beta 0, running var 1). */
 void net_init_params(struct net *net, uint64_t seed);

@@ -27,7 +27,7 @@ static struct bn_desc bn_desc(const struct net *net, const struct layer *l, int 
 void net_forward(struct net *net, int n)
 {
     const struct backend_ops *o = net->be.ops;
-    void *cx = net->be.ctx;
+    struct backend_ctx *cx = net->be.ctx;
     CHECK(n > 0 && n <= net->N, "batch %d of planned %d", n, net->N);
     float *A = net->acts, *P = net->params;
     for (int i = 0; i < net->nlayers; i++) {
@@ -88,9 +88,8 @@ float net_loss(struct net *net, const int32_t *labels, int n, float label_smooth
 void net_backward(struct net *net, int n, float label_smoothing)
 {
     const struct backend_ops *o = net->be.ops;
-    void *cx = net->be.ctx;
+    struct backend_ctx *cx = net->be.ctx;
     float *A = net->acts, *D = net->dacts, *P = net->params, *G = net->grads;
-    o->zero(cx, G, net->nparams); /* activation gradients need no zeroing: see plan_grad_writes */
     int last = net->nslots - 1;
     o->xent_backward(cx, D + net->slots[last].off, net->probs, net->labels_dev, n, net_num_classes(net),
                      label_smoothing);
@@ -149,6 +148,14 @@ void net_backward(struct net *net, int n, float label_smoothing)
         case LAYER_KIND_COUNT: BUG("layer kind");
         }
     }
+}
+
+/* Activation gradients need no zeroing: see plan_grad_writes. */
+void net_zero_grad(struct net *net) { net->be.ops->zero(net->be.ctx, net->grads, net->nparams); }
+
+void net_sgd_update(struct net *net, float lr, float momentum, float weight_decay)
+{
+    net->be.ops->sgd_step(net->be.ctx, net->params, net->mom, net->grads, net->nparams, lr, momentum, weight_decay);
 }
 
 /* Host-side init, then one upload per buffer. */

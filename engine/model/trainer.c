@@ -1,5 +1,6 @@
-/* trainer.c: see trainer.h. The step: normalise -> forward -> loss (NaN check) -> backward ->
- * [allreduce] -> SGD. Logs follow Step6 train.py's lines so TIPC log scrapers still work. */
+/* trainer.c: see trainer.h. Each step is net_train_step (train_step.h) with the data-parallel
+ * strategy of dp.h; here: epochs, data, the LR schedule, logs, eval and checkpoints. Logs follow
+ * Step6 train.py's lines so TIPC log scrapers still work. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,8 +11,10 @@
 
 #include "mobilenet_v3.h"
 #include "source.h"
+#include "train_step.h"
 #include "trainer.h"
 #include "../../core/check.h"
+#include "../../core/staged.h"
 #include "../../core/time.h"
 #include "../../core/fs.h"
 #include "../io/checkpoint.h"
@@ -58,7 +61,7 @@ static enum tipc_status evaluate(const struct train_opts *o, struct net *net, st
         if (st != TIPC_OK) break;
         net_set_input_u8(net, b->images, b->n);
         net_forward(net, b->n);
-        net->be.ops->download(net->be.ctx, logits, net_logits(net), (size_t)b->n * K);
+        net_to_host(net, logits, net_logits(net), (size_t)b->n * K);
         topk_hits(logits, b->labels, b->n, K, &h1, &h5);
         seen += b->n;
     }
@@ -83,6 +86,16 @@ static void fill_meta(struct ckpt_meta *m, const struct recipe *r)
     m->width_mult = (float)r->width_mult;
 }
 
+/* The checkpoint folder exists and takes files; temps of an earlier, killed save are removed. */
+static enum tipc_status output_ready(const struct train_opts *o)
+{
+    if (o->local_rank != 0) return TIPC_OK;   /* only local rank 0 saves (save_epoch) */
+    TRY(mkdir_p(o->r.output_dir));
+    TRY(dir_check_writable(o->r.output_dir, "output folder (Global.output_dir / --output-dir)"));
+    temp_sweep(o->r.output_dir);
+    return TIPC_OK;
+}
+
 static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta *m, struct net *net, bool best)
 {
     if (o->local_rank != 0) return TIPC_OK;
@@ -104,99 +117,32 @@ static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta 
 
 struct step_stats { double loss, reader, batch; int h1, h5, seen, steps; };
 
-/* Collectives on the net's buffers. NCCL (TIPC_COMM_BACKEND=nccl) takes the device buffers as
- * they are; Gloo works on host memory, so with the CUDA backend the buffer makes a round trip
- * through a host copy. The identity check hashes bytes on the host, so it always reads a host copy. */
-enum dp_op { DP_AVG_BUCKETS, DP_BROADCAST0, DP_CHECK_SAME };
-static enum tipc_status dp_collective(const struct train_opts *o, struct net *net, enum dp_op op, float *buf,
-                                      size_t n, const char *what)
-{
-    bool direct = backend_is_cpu(&net->be) || (comm_device_buffers(o->comm) && op != DP_CHECK_SAME);
-    float *h = direct ? buf : xmalloc(sizeof(float) * (n ? n : 1));
-    if (!direct) net->be.ops->download(net->be.ctx, h, buf, n);
-    enum tipc_status st = TIPC_OK;
-    switch (op) {
-    case DP_AVG_BUCKETS: st = comm_allreduce_buckets(o->comm, h, n, COMM_F32, COMM_AVG, o->bucket_bytes); break;
-    case DP_BROADCAST0: st = comm_broadcast(o->comm, h, n * sizeof(float), 0); break;
-    case DP_CHECK_SAME: st = comm_check_same(o->comm, h, n * sizeof(float), what); break;
-    }
-    if (!direct) {
-        if (st == TIPC_OK && op != DP_CHECK_SAME) net->be.ops->upload(net->be.ctx, buf, h, n);
-        free(h);
-    }
-    return st;
-}
-
-/* Data parallel: make every rank hold rank 0's parameters and BN statistics, then prove it. */
-static enum tipc_status dp_sync_from_rank0(const struct train_opts *o, struct net *net, bool params)
-{
-    if (!o->comm) return TIPC_OK;
-    if (params) TRY(dp_collective(o, net, DP_BROADCAST0, net->params, net->nparams, NULL));
-    TRY(dp_collective(o, net, DP_BROADCAST0, net->stats, net->nstats, NULL));
-    return dp_collective(o, net, DP_CHECK_SAME, net->params, net->nparams, "parameters");
-}
-
 /* The trainer RNG's seed of a rank (data order is the source's; this drives dropout). */
 static uint64_t rank_seed(const struct recipe *r, int rank)
 {
     return (uint64_t)r->seed * 2654435761u + (uint64_t)rank;
 }
 
-/* The micro-batches of one optimizer step. world 1: this rank's batch (tr[0], m->rng). With
- * --simulate-world W: rank r's shard tr[r] and dropout RNG (rng[r]; rank 0's is m->rng) for each r
- * in rank order, gradients summed then scaled by 1/W exactly as comm_allreduce(COMM_AVG) does, and
- * rank 0's BN running statistics kept (the ones data parallelism broadcasts): gradient
- * accumulation equal to W ranks without SyncBN. */
+/* The data of one optimizer step's micro-batches. world 1: this rank's source (tr[0]) and RNG
+ * (m->rng). With --simulate-world W: rank r's shard tr[r] and dropout RNG (rng[r]; rank 0's is
+ * m->rng) for each r in rank order (dp.h's simulated strategy combines their gradients). */
 struct micro {
     int world;
     struct source *tr;      /* (world) */
     struct rng *rng;        /* (world); [0] unused */
-    float *acc, *host;      /* (nparams) gradient sum, one rank's gradients */
-    float *stats;           /* (nstats) rank 0's BN running statistics */
+    struct micro_batch *mb; /* (world) this step's */
 };
 
-/* Forward, loss (NaN check), backward of one micro-batch; *loss its mean loss. */
-static enum tipc_status forward_backward(const struct train_opts *o, struct net *net, const struct batch *b,
-                                         struct rng *rng, const struct ckpt_meta *m, int it, double lr, float *loss)
+static enum tipc_status nan_error(const struct train_opts *o, const struct ckpt_meta *m, int it, double lr, float loss)
 {
-    const struct recipe *r = &o->r;
-    net->train = true;
-    net->dropout_seed = rng_u64(rng);
-    net_set_input_u8(net, b->images, b->n);
-    net_forward(net, b->n);
-    *loss = net_loss(net, b->labels, b->n, (float)r->label_smoothing);
-    if (!isfinite(*loss)) {
-        error_msg(TIPC_ENUMERIC, "loss is %s at epoch %d, step %d (global step %lld, lr %g)", isnan(*loss) ? "NaN" : "inf",
-                  m->epoch, it, (long long)m->step, lr);
-        error_hint("lower the learning rate (--lr); checkpoints in '%s' are from before this epoch", r->output_dir);
-        return TIPC_ENUMERIC;
-    }
-    net_backward(net, b->n, (float)r->label_smoothing);
-    return TIPC_OK;
+    error_msg(TIPC_ENUMERIC, "loss is %s at epoch %d, step %d (global step %lld, lr %g)", isnan(loss) ? "NaN" : "inf",
+              m->epoch, it, (long long)m->step, lr);
+    error_hint("lower the learning rate (--lr); checkpoints in '%s' are from before this epoch", o->r.output_dir);
+    return TIPC_ENUMERIC;
 }
 
-/* Simulated ranks: add rank k's gradients (net_backward overwrites net->grads) to the sum. */
-static void micro_accumulate(struct net *net, struct micro *mb, int k)
-{
-    if (k == 0) {
-        net->be.ops->download(net->be.ctx, mb->acc, net->grads, net->nparams);
-        return;
-    }
-    net->be.ops->download(net->be.ctx, mb->host, net->grads, net->nparams);
-    for (size_t i = 0; i < net->nparams; i++) mb->acc[i] += mb->host[i];
-}
-
-/* Simulated ranks: the average into net->grads (sum * (1/W), as comm.c's COMM_AVG), rank 0's BN stats back. */
-static void micro_finish(struct net *net, struct micro *mb)
-{
-    float s = 1.0f / (float)mb->world;
-    for (size_t i = 0; i < net->nparams; i++) mb->acc[i] *= s;
-    net->be.ops->upload(net->be.ctx, net->grads, mb->acc, net->nparams);
-    net->be.ops->upload(net->be.ctx, net->stats, mb->stats, net->nstats);
-}
-
-static enum tipc_status train_epoch(const struct train_opts *o, struct net *net, struct micro *mb, struct ckpt_meta *m,
-                                    double *comm_seconds)
+static enum tipc_status train_epoch(const struct train_opts *o, struct net *net, struct dp *dp, struct micro *mb,
+                                    struct ckpt_meta *m)
 {
     const struct recipe *r = &o->r;
     int K = net_num_classes(net), spe = mb->tr[0].steps_per_epoch;
@@ -204,53 +150,27 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
     struct step_stats ss = {0};
     enum tipc_status st = TIPC_OK;
     double t_end = now_seconds();
-    for (int it = 0; it < spe; it++) {
-        const struct batch *b0 = NULL;
-        float loss = 0;
-        double t_read = 0, lr = recipe_lr(r, m->epoch + (double)it / spe);
+    for (int it = 0; it < spe && st == TIPC_OK; it++) {
+        double lr = recipe_lr(r, m->epoch + (double)it / spe);
         for (int k = 0; k < mb->world && st == TIPC_OK; k++) {
             const struct batch *b;
-            float l;
-            if ((st = source_next(&mb->tr[k], &b)) != TIPC_OK || (st = check_labels(&mb->tr[k], b, K)) != TIPC_OK)
-                break;
-            if (k == 0) t_read = now_seconds();
-            if ((st = forward_backward(o, net, b, k ? &mb->rng[k] : &m->rng, m, it, lr, &l)) != TIPC_OK) break;
-            if (k == 0) {
-                b0 = b, loss = l;
-                net->be.ops->download(net->be.ctx, logits, net_logits(net), (size_t)b->n * K);
-                if (mb->world > 1) net->be.ops->download(net->be.ctx, mb->stats, net->stats, net->nstats);
-            }
-            if (mb->world > 1) micro_accumulate(net, mb, k);
+            if ((st = source_next(&mb->tr[k], &b)) == TIPC_OK && (st = check_labels(&mb->tr[k], b, K)) == TIPC_OK)
+                mb->mb[k] = (struct micro_batch){b->images, b->labels, b->n, rng_u64(k ? &mb->rng[k] : &m->rng)};
         }
         if (st != TIPC_OK) break;
-        if (mb->world > 1) micro_finish(net, mb);
-        /* LocalSGD (after its warm-up): no gradient allreduce; parameters are averaged every N steps */
-        bool local = o->comm && o->local_sgd_steps > 0 && m->step >= o->local_sgd_warm;
-        if (o->comm && !local) {
-            double t0 = now_seconds();
-            comm_set_step(o->comm, (long)m->step);
-            st = dp_collective(o, net, DP_AVG_BUCKETS, net->grads, net->nparams, NULL);
-            *comm_seconds += now_seconds() - t0;
-            if (st != TIPC_OK) break;
+        double t_read = now_seconds();
+        struct train_step s = {.mb = mb->mb, .lr = (float)lr, .momentum = (float)r->momentum,
+                               .weight_decay = (float)r->weight_decay, .label_smoothing = (float)r->label_smoothing,
+                               .step = (long)m->step, .logits_host = logits};
+        if ((st = net_train_step(net, dp, &s)) != TIPC_OK) {
+            if (st == TIPC_ENUMERIC) nan_error(o, m, it, lr, s.loss);
+            break;
         }
-        net->be.ops->sgd_step(net->be.ctx, net->params, net->mom, net->grads, net->nparams, (float)lr,
-                              (float)r->momentum, (float)r->weight_decay);
         m->step++;
-        bool averaged = local && (m->step - o->local_sgd_warm) % o->local_sgd_steps == 0;
-        if (averaged) {
-            double t0 = now_seconds();
-            comm_set_step(o->comm, (long)m->step);
-            st = dp_collective(o, net, DP_AVG_BUCKETS, net->params, net->nparams, NULL);
-            *comm_seconds += now_seconds() - t0;
-            if (st != TIPC_OK) break;
-        }
-        if (o->comm && o->check_every > 0 && m->step % o->check_every == 0 && (!local || averaged)) {
-            comm_set_step(o->comm, (long)m->step);
-            if ((st = dp_collective(o, net, DP_CHECK_SAME, net->params, net->nparams, "parameters")) != TIPC_OK) break;
-        }
         double t_done = now_seconds();
+        const struct micro_batch *b0 = &mb->mb[0];
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
-        ss.loss += loss, ss.seen += b0->n, ss.steps++;
+        ss.loss += s.loss, ss.seen += b0->n, ss.steps++;
         topk_hits(logits, b0->labels, b0->n, K, &ss.h1, &ss.h5);
         if (o->rank == 0 && (ss.steps == r->print_freq || it == spe - 1)) {
             printf("[Epoch %d, iter: %d] top1: %.5f, top5: %.5f, lr: %.5f, loss: %.5f, avg_reader_cost: %.5f sec, "
@@ -289,6 +209,7 @@ static enum tipc_status micro_open(struct micro *mb, const struct train_opts *o,
     mb->world = o->simulate_world > 1 ? o->simulate_world : 1;
     mb->tr = xcalloc((size_t)mb->world, sizeof *mb->tr);
     mb->rng = xcalloc((size_t)mb->world, sizeof *mb->rng);
+    mb->mb = xcalloc((size_t)mb->world, sizeof *mb->mb);
     if (mb->world == 1) return source_open(&mb->tr[0], r, true, o->rank, o->world, epoch);
     for (int k = 0; k < mb->world; k++) {
         TRY(source_open(&mb->tr[k], r, true, k, mb->world, epoch));
@@ -305,9 +226,7 @@ static void micro_free(struct micro *mb)
     for (int k = 0; mb->tr && k < mb->world; k++) source_free(&mb->tr[k]);
     free(mb->tr);
     free(mb->rng);
-    free(mb->acc);
-    free(mb->host);
-    free(mb->stats);
+    free(mb->mb);
 }
 
 enum tipc_status train_run(const struct train_opts *o)
@@ -326,43 +245,42 @@ enum tipc_status train_run(const struct train_opts *o)
     struct source val = {0};
     struct micro mb = {0};
     struct net net = {0};
+    struct dp dp = {0};
     enum tipc_status st = TIPC_OK;
-    if (!o->test_only) st = micro_open(&mb, o, m.epoch);
+    if (!o->test_only) st = output_ready(o);   /* a read-only output is an error now, not after an epoch */
+    if (!o->test_only && st == TIPC_OK) st = micro_open(&mb, o, m.epoch);
     if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0);
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
-    mobilenet_v3_small_build(&net, &cfg, N, o->be.ops ? o->be : (struct backend){&backend_cpu_ops, NULL});
-    if (mb.world > 1) {
-        mb.acc = xmalloc(sizeof(float) * net.nparams);
-        mb.host = xmalloc(sizeof(float) * net.nparams);
-        mb.stats = xmalloc(sizeof(float) * (net.nstats + 1));
+    mobilenet_v3_small_build(&net, &cfg, N, o->be);
+    struct dp_opts dpo = {.comm = o->comm, .bucket_bytes = o->bucket_bytes, .check_every = o->check_every,
+                          .local_sgd_steps = o->local_sgd_steps, .local_sgd_warm = o->local_sgd_warm,
+                          .simulate_world = o->test_only ? 0 : o->simulate_world};
+    dp_init(&dp, &dpo, &net);
+    if (dp.micro > 1)
         printf("simulating %d data-parallel ranks in one process: per step, each rank's micro-batch in rank order, "
-               "gradients averaged, rank 0's BN statistics kept\n", mb.world);
-    }
+               "gradients averaged, rank 0's BN statistics kept\n", dp.micro);
     if (o->rank == 0)
         printf("model %s: %zu parameters, %d classes, width %.2f, %d px; data: %s (%d train steps/epoch), %s\n", r->arch,
                net.nparams, r->num_classes, r->width_mult, r->image_size, o->test_only ? "-" : source_describe(&mb.tr[0]),
                o->test_only ? 0 : mb.tr[0].steps_per_epoch, source_describe(&val));
     if ((st = setup_weights(o, &net, &m)) != TIPC_OK) goto out;
-    if ((st = dp_sync_from_rank0(o, &net, true)) != TIPC_OK) goto out;
+    if ((st = dp_sync_from_rank0(&dp, &net, true)) != TIPC_OK) goto out;
     double a1, a5;
     if (o->test_only) {
         if ((st = evaluate(o, &net, &val, &a1, &a5)) == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
-    if ((st = mkdir_p(r->output_dir)) != TIPC_OK) goto out;
     while (m.epoch < r->epochs) {
-        double comm_s = 0, t0 = now_seconds();
-        if ((st = train_epoch(o, &net, &mb, &m, &comm_s)) != TIPC_OK) goto out;
+        double t0 = now_seconds();
+        dp.comm_seconds = 0;
+        if ((st = train_epoch(o, &net, &dp, &mb, &m)) != TIPC_OK) goto out;
         if (o->comm && o->rank == 0)
             printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in %s\n", o->world,
-                   comm_backend_name(o->comm), 100.0 * comm_s / (now_seconds() - t0), m.epoch,
+                   comm_backend_name(o->comm), 100.0 * dp.comm_seconds / (now_seconds() - t0), m.epoch,
                    o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce");
         m.epoch++;
-        if (o->comm && o->local_sgd_steps > 0 && m.step > o->local_sgd_warm && /* LocalSGD: agree before eval/save */
-            (st = dp_collective(o, &net, DP_AVG_BUCKETS, net.params, net.nparams, NULL)) != TIPC_OK)
-            goto out;
-        if ((st = dp_sync_from_rank0(o, &net, false)) != TIPC_OK) goto out;
+        if ((st = dp_epoch_end(&dp, &net, (long)m.step)) != TIPC_OK) goto out;
         bool best = false;
         if (r->eval_during_train) {
             if ((st = evaluate(o, &net, &val, &a1, &a5)) != TIPC_OK) goto out;
@@ -375,6 +293,7 @@ enum tipc_status train_run(const struct train_opts *o)
         fflush(stdout);
     }
 out:
+    dp_free(&dp);
     net_free(&net);
     micro_free(&mb);
     source_free(&val);

@@ -1,7 +1,8 @@
 /* trainer.h: the training and evaluation loop of `tipc train` (Step6 train.py's behaviour):
  * epochs over a source, momentum SGD with the recipe's LR schedule, per-N-step logs, top-1 /
  * top-5 eval each epoch, atomic checkpoints each epoch (OUTPUT/epoch_N.ckpt, latest.ckpt,
- * best.ckpt), resume, --test-only evaluation. Data parallel when `comm` is set (world > 1):
+ * best.ckpt), resume, --test-only evaluation. Each step is net_train_step (train_step.h); the
+ * data-parallel strategies are dp.h's. Data parallel when `comm` is set (world > 1):
  * rank 0's parameters and BN statistics are broadcast at the start, gradients are averaged in
  * fixed-order buckets after backward, parameters are checked bit-identical across ranks every
  * `check_every` steps and at each epoch end (a mismatch is a hard error; with LocalSGD the ranks'
@@ -23,7 +24,7 @@ struct comm;
 
 struct train_opts {
     struct recipe r;
-    struct backend be;        /* where the net lives (backend_open; CPU when zeroed) */
+    struct backend be;        /* where the net lives (backend_open) */
     const char *pretrained;   /* weights to start from (or to evaluate with test_only) */
     const char *resume;       /* checkpoint to continue from (weights, momentum, position, RNG) */
     bool test_only;

@@ -10,8 +10,8 @@
  * per step) and, for input gradients, do what `acc` says: acc = 1 adds (a tensor used twice,
  * residual or squeeze-excite input, gets the sum of its consumers' gradients), acc = 0
  * overwrites (the first consumer in backward order; saves zeroing and re-reading the buffer).
- * Names: <op>_<forward|backward>_<cpu|cuda>. These are the CPU reference; CUDA twins take a
- * context first. `scratch` arguments are caller-owned buffers of the size the *_scratch()
+ * Names: <op>_<forward|backward>_<cpu|cuda>. These are the CPU reference (ops/cpu/<op>.c);
+ * the CUDA twins (ops/cuda/<op>.cu) have the same types. `scratch` arguments are caller-owned buffers of the size the *_scratch()
  * helper returns (no malloc inside an op). Ops parallelise with OpenMP internally.
  * Not here: layer bookkeeping (model/net.h) and backend dispatch (backend/backend.h). */
 #ifndef TIPC_OPS_H
@@ -20,107 +20,145 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "desc.h"
+
 /* Kernels run in parallel only above this many elements of work: below it, waking the
  * OpenMP team costs more than it saves (bs=1 inference), and on a loaded machine each
  * parallel region can wait for a descheduled thread. */
 #define OMP_MIN_WORK 65536
 
+/* The backend's context: opaque here. NULL on the CPU; the CUDA backend's stream, cuBLAS/cuDNN
+ * handles and workspaces (ops/cuda/cuda_common.cuh). Every op takes it first, so the table of
+ * a backend (backend/backend.h) points straight at its ops. */
+struct backend_ctx;
+
+/* Each op's signature is written once, as a function type `<op>_fn` below; the CPU ops are
+ * declared from it here (`<op>_fn <op>_cpu;`), the CUDA twins in ops/cuda/ops_cuda.h, and
+ * struct backend_ops holds `<op>_fn *<op>`: the compiler checks all three against one type. */
+
 /* ---- conv2d: grouped conv, square kernel, symmetric padding, no bias --------------------------
  * in (N, H, W, Cin), w (Cout, Cin/groups, K, K), out (N, Ho, Wo, Cout),
  * Ho = (H + 2*pad - K) / stride + 1. Depthwise (groups == Cin == Cout) and pointwise (K == 1,
  * stride 1, pad 0, groups 1) take fast paths; the rest goes through im2col + sgemm. */
-struct conv2d_desc {
-    int N, H, W, Cin, Cout, K, stride, pad, groups;
-    int Ho, Wo; /* filled by conv2d_desc_init */
-};
-void conv2d_desc_init(struct conv2d_desc *d, int N, int H, int W, int Cin, int Cout, int K, int stride,
-                      int pad, int groups);
-size_t conv2d_scratch_floats(const struct conv2d_desc *d); /* scratch the conv needs (0 for 1x1) */
-void conv2d_forward_cpu(float *out, const float *in, const float *w, const struct conv2d_desc *d,
-                        float *scratch);
+size_t conv2d_scratch_floats(const struct conv2d_desc *d); /* scratch the CPU conv needs (0 for 1x1) */
+/* scratch: conv2d_scratch_floats() floats (the CPU's im2col; CUDA takes its workspace from cx) */
+typedef void conv2d_forward_fn(struct backend_ctx *cx, float *out, const float *in, const float *w,
+                               const struct conv2d_desc *d, float *scratch);
 /* din may be NULL (first layer: no input gradient needed). */
-void conv2d_backward_cpu(float *din, float *dw, const float *dout, const float *in, const float *w,
-                         const struct conv2d_desc *d, float *scratch, int acc);
+typedef void conv2d_backward_fn(struct backend_ctx *cx, float *din, float *dw, const float *dout, const float *in,
+                                const float *w, const struct conv2d_desc *d, float *scratch, int acc);
+conv2d_forward_fn conv2d_forward_cpu;
+conv2d_backward_fn conv2d_backward_cpu;
 
 /* ---- batchnorm over the channel axis of (M, C) rows, M = N*H*W --------------------------------
  * train: batch statistics (biased variance for normalising), running stats updated as PyTorch
  * does: running = (1-momentum)*running + momentum*batch (unbiased variance); saves mean and
  * rstd (C) for backward. eval: running statistics, nothing saved or updated. */
-struct bn_desc {
-    int M, C;
-    float eps, momentum;
-    int train;
-};
-void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in,
-                           const float *gamma, const float *beta, float *run_mean, float *run_var,
-                           const struct bn_desc *d);
+typedef void batchnorm_forward_fn(struct backend_ctx *cx, float *out, float *save_mean, float *save_rstd,
+                                  const float *in, const float *gamma, const float *beta, float *run_mean,
+                                  float *run_var, const struct bn_desc *d);
 /* train: uses save_mean/save_rstd; eval: pass the running mean as save_mean (save_rstd unused,
  * computed from run_var). */
-void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
-                            const float *save_mean, const float *save_rstd, const float *gamma,
-                            const float *run_var, const struct bn_desc *d, int acc);
+typedef void batchnorm_backward_fn(struct backend_ctx *cx, float *din, float *dgamma, float *dbeta,
+                                   const float *dout, const float *in, const float *save_mean,
+                                   const float *save_rstd, const float *gamma, const float *run_var,
+                                   const struct bn_desc *d, int acc);
+batchnorm_forward_fn batchnorm_forward_cpu;
+batchnorm_backward_fn batchnorm_backward_cpu;
 
 /* ---- elementwise activations over n floats (in place allowed for forward: out == in) ---------- */
-enum act_kind { ACT_NONE, ACT_RELU, ACT_HARDSWISH, ACT_HARDSIGMOID };
-const char *act_name(enum act_kind k);
-void act_forward_cpu(float *out, const float *in, size_t n, enum act_kind k);
+typedef void act_forward_fn(struct backend_ctx *cx, float *out, const float *in, size_t n, enum act_kind k);
 /* `in` is the forward INPUT (pre-activation). */
-void act_backward_cpu(float *din, const float *dout, const float *in, size_t n, enum act_kind k, int acc);
+typedef void act_backward_fn(struct backend_ctx *cx, float *din, const float *dout, const float *in, size_t n,
+                             enum act_kind k, int acc);
+act_forward_fn act_forward_cpu;
+act_backward_fn act_backward_cpu;
 
 /* BN then an activation in one op: out = act(BN(in)); the BN output is never stored (the
  * backward recomputes it from in), so the pair reads and writes the activations once less
- * each way. beta is needed backward (for the activation's kinks; NULL with ACT_NONE). */
-void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in, const float *gamma,
-                               const float *beta, float *run_mean, float *run_var, const struct bn_desc *d,
-                               enum act_kind act);
-void batchnorm_act_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
-                                const float *save_mean, const float *save_rstd, const float *gamma,
-                                const float *beta, const float *run_var, const struct bn_desc *d, int acc,
-                                enum act_kind act);
+ * each way. beta is needed backward (for the activation's kinks; NULL with ACT_NONE).
+ * Optional in a backend (NULL: the net runs the BN and the activation as two ops). */
+typedef void batchnorm_act_forward_fn(struct backend_ctx *cx, float *out, float *save_mean, float *save_rstd,
+                                      const float *in, const float *gamma, const float *beta, float *run_mean,
+                                      float *run_var, const struct bn_desc *d, enum act_kind act);
+typedef void batchnorm_act_backward_fn(struct backend_ctx *cx, float *din, float *dgamma, float *dbeta,
+                                       const float *dout, const float *in, const float *save_mean,
+                                       const float *save_rstd, const float *gamma, const float *beta,
+                                       const float *run_var, const struct bn_desc *d, int acc, enum act_kind act);
+batchnorm_act_forward_fn batchnorm_act_forward_cpu;
+batchnorm_act_backward_fn batchnorm_act_backward_cpu;
 
 /* ---- inference epilogue: y[m, c] = act(y[m, c] + b[c]) over (M, C), in place (BN folded) ---- */
-void bias_act_forward_cpu(float *y, const float *b, size_t M, int C, enum act_kind k);
+typedef void bias_act_forward_fn(struct backend_ctx *cx, float *y, const float *b, size_t M, int C, enum act_kind k);
+bias_act_forward_fn bias_act_forward_cpu;
 /* the same on a (rows, cols) block of a matrix with leading dimension ldy, b the block's bias */
 void bias_act_block_cpu(float *y, size_t ldy, const float *b, int rows, int cols, enum act_kind k);
-/* ---- softmax over rows: (N, K) -> (N, K) ---------------------------------------------------- */
-void softmax_forward_cpu(float *out, const float *in, int N, int K);
 
-/* ---- input: uint8 RGB HWC pixels (npix, 3) -> float (x/255 - mean)/std, ImageNet mean/std ---- */
-void normalize_u8_cpu(float *out, const uint8_t *in, size_t npix);
+/* ---- softmax over rows: (N, K) -> (N, K) ---------------------------------------------------- */
+typedef void softmax_forward_fn(struct backend_ctx *cx, float *out, const float *in, int N, int K);
+softmax_forward_fn softmax_forward_cpu;
+
+/* ---- input: uint8 RGB HWC pixels (npix, 3) -> float (x/255 - mean)/std, ImageNet mean/std ----
+ * in: HOST memory on every backend (the op moves the pixels to the backend's memory) */
+typedef void normalize_u8_fn(struct backend_ctx *cx, float *out, const uint8_t *in, size_t npix);
+normalize_u8_fn normalize_u8_cpu;
 
 /* ---- add: out = a + b (residual) ------------------------------------------------------------ */
-void add_forward_cpu(float *out, const float *a, const float *b, size_t n);
-void add_backward_cpu(float *da, float *db, const float *dout, size_t n, int acc_a, int acc_b);
+typedef void add_forward_fn(struct backend_ctx *cx, float *out, const float *a, const float *b, size_t n);
+typedef void add_backward_fn(struct backend_ctx *cx, float *da, float *db, const float *dout, size_t n, int acc_a,
+                             int acc_b);
+add_forward_fn add_forward_cpu;
+add_backward_fn add_backward_cpu;
 
 /* ---- channel scale (squeeze-excite gate): x (N, P, C), g (N, C), out[n,p,c] = x*g[n,c] -------- */
-void scale_forward_cpu(float *out, const float *x, const float *g, int N, int P, int C);
-void scale_backward_cpu(float *dx, float *dg, const float *dout, const float *x, const float *g, int N,
-                        int P, int C, int acc_x, int acc_g);
+typedef void scale_forward_fn(struct backend_ctx *cx, float *out, const float *x, const float *g, int N, int P,
+                              int C);
+typedef void scale_backward_fn(struct backend_ctx *cx, float *dx, float *dg, const float *dout, const float *x,
+                               const float *g, int N, int P, int C, int acc_x, int acc_g);
+scale_forward_fn scale_forward_cpu;
+scale_backward_fn scale_backward_cpu;
 
 /* ---- global average pool: in (N, P, C) -> out (N, C) ------------------------------------------ */
-void avgpool_forward_cpu(float *out, const float *in, int N, int P, int C);
-void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, int acc);
+typedef void avgpool_forward_fn(struct backend_ctx *cx, float *out, const float *in, int N, int P, int C);
+typedef void avgpool_backward_fn(struct backend_ctx *cx, float *din, const float *dout, int N, int P, int C,
+                                 int acc);
+avgpool_forward_fn avgpool_forward_cpu;
+avgpool_backward_fn avgpool_backward_cpu;
 
 /* ---- linear: in (N, Ci), w (Co, Ci), b (Co) or NULL -> out (N, Co) --------------------------------- */
-void linear_forward_cpu(float *out, const float *in, const float *w, const float *b, int N, int Ci, int Co);
+typedef void linear_forward_fn(struct backend_ctx *cx, float *out, const float *in, const float *w,
+                               const float *b, int N, int Ci, int Co);
 /* din may be NULL. */
-void linear_backward_cpu(float *din, float *dw, float *db, const float *dout, const float *in,
-                         const float *w, int N, int Ci, int Co, int acc);
+typedef void linear_backward_fn(struct backend_ctx *cx, float *din, float *dw, float *db, const float *dout,
+                                const float *in, const float *w, int N, int Ci, int Co, int acc);
+linear_forward_fn linear_forward_cpu;
+linear_backward_fn linear_backward_cpu;
 
 /* ---- dropout (inverted): mask (n) holds 0 or 1/(1-p), drawn from the 64-bit seed ------------- */
-void dropout_forward_cpu(float *out, float *mask, const float *in, size_t n, float p, uint64_t seed);
-void dropout_backward_cpu(float *din, const float *dout, const float *mask, size_t n, int acc);
+typedef void dropout_forward_fn(struct backend_ctx *cx, float *out, float *mask, const float *in, size_t n,
+                                float p, uint64_t seed);
+typedef void dropout_backward_fn(struct backend_ctx *cx, float *din, const float *dout, const float *mask,
+                                 size_t n, int acc);
+dropout_forward_fn dropout_forward_cpu;
+dropout_backward_fn dropout_backward_cpu;
 
 /* ---- softmax cross-entropy with label smoothing eps (PyTorch's definition) --------------------
- * logits (N, K), labels (N) in [0, K); probs (N, K) saved; returns the mean loss.
- * loss_i = -(1-eps)*log p[y_i] - eps/K * sum_k log p[k]. Labels are checked by the caller. */
-float xent_forward_cpu(float *probs, const float *logits, const int32_t *labels, int N, int K, float eps);
+ * logits (N, K), labels (N) in [0, K) in HOST memory; probs (N, K) saved; returns the mean loss
+ * on the host (a GPU backend waits for it). loss_i = -(1-eps)*log p[y_i] - eps/K * sum_k log p[k].
+ * Labels are checked by the caller. */
+typedef float xent_forward_fn(struct backend_ctx *cx, float *probs, const float *logits, const int32_t *labels,
+                              int N, int K, float eps);
 /* dlogits = (probs - target) / N (loss is the batch mean; overwrites: it starts backward). */
-void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels, int N, int K, float eps);
+typedef void xent_backward_fn(struct backend_ctx *cx, float *dlogits, const float *probs, const int32_t *labels,
+                              int N, int K, float eps);
+xent_forward_fn xent_forward_cpu;
+xent_backward_fn xent_backward_cpu;
 
 /* ---- momentum SGD with L2 weight decay (PyTorch SGD, dampening 0, not Nesterov) ---------------
  * g' = g + wd*p; m = mu*m + g'; p -= lr*m. */
-void sgd_step_cpu(float *p, float *m, const float *g, size_t n, float lr, float mu, float wd);
+typedef void sgd_step_fn(struct backend_ctx *cx, float *p, float *m, const float *g, size_t n, float lr, float mu,
+                         float wd);
+sgd_step_fn sgd_step_cpu;
 
 /* ---- inference in parts: each op's work cut into nparts pieces, part `part` computed by the
  * calling thread alone (no OpenMP inside), so a whole forward pass runs in ONE parallel region
@@ -156,7 +194,7 @@ void conv2d_pack_cpu(float *packed, const float *w, const float *bias, const str
 /* out = act(conv(in, w) + bias) for one part, w as conv2d_pack_cpu packed it */
 void conv2d_bias_act_part_cpu(float *out, const float *in, const float *packed, const float *bias, enum act_kind act,
                               const struct conv2d_desc *d, int part, int nparts);
-/* pointwise conv for inference (pwconv.c): weights packed in 16-column panels, out rows
+/* pointwise conv for inference (conv2d_pw.c): weights packed in 16-column panels, out rows
  * [r0, r1) x columns [c0, c1) (c0 a multiple of 16) = act(in . w^T + bias), the bias packed too */
 size_t pwconv_packed_floats(int Ci, int Co);
 void pwconv_pack_cpu(float *packed, const float *w, const float *bias, int Ci, int Co);

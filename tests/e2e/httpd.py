@@ -10,6 +10,7 @@ line per request to LOGFILE: "GET /kind/name range=<Range header or ->". Paths:
   /norange/NAME   ignores Range and always answers 200 with the whole file
   /slow/NAME      sends 64 bytes, then one byte every 0.5 s (for low-speed timeouts)
   /redirect/N     302 to /redirect/N+1, forever
+  /endless/NAME   200 without a length, then the file over and over until the client hangs up
 anything else or a missing file: 404.
 """
 import http.server
@@ -48,7 +49,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         path = os.path.join(self.server.root, os.path.basename(name))
-        if kind not in ("files", "cut", "norange", "slow") or not os.path.isfile(path):
+        if kind not in ("files", "cut", "norange", "slow", "endless") or not os.path.isfile(path):
             body = b"not found\n"
             self.send_response(404)
             self.send_header("Content-Length", str(len(body)))
@@ -57,6 +58,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         with open(path, "rb") as f:
             data = f.read()
+        if kind == "endless":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            try:
+                while True:
+                    self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                return
         rng = self.headers.get("Range")
         start = 0
         if rng and kind != "norange" and rng.startswith("bytes=") and rng.endswith("-"):

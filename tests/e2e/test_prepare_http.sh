@@ -2,7 +2,8 @@
 # test_prepare_http.sh: `tipc prepare --url` against a real local HTTP server (httpd.py):
 # good download, cache (second run fetches nothing), 404, a connection cut mid-file then
 # resumed with Range (same run and next run), a server that ignores Range, wrong sha256, a slow
-# server hitting the low-speed timeout, a redirect loop, a refused connection, and --extract of
+# server hitting the low-speed timeout, an endless body cut at the size cap (.part removed), a
+# user's mismatching file refused, a redirect loop, a refused connection, and --extract of
 # a tarball with `../evil`, an absolute path and an escaping symlink (refused, nothing written).
 set -u
 . "$ROOT/tests/e2e/lib_prepare.sh"
@@ -62,6 +63,27 @@ expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$BAD" --dest "$T
 contains "$OUT" "sha256 mismatch: got $SHA, expected $BAD; the download was deleted"
 [ -z "$(ls -A "$TMPDIR/d6")" ] || fail "a file failing its sha256 was left: $(ls -A "$TMPDIR/d6")"
 
+echo "# an endless body is cut at the size cap (TIPC_MAX_DOWNLOAD) and its .part removed"
+start=$(date +%s)
+TIPC_MAX_DOWNLOAD=1000000 expect 3 timeout 60 "$TIPC" prepare --url "$BASE/endless/blob.bin" --sha256 "$SHA" \
+    --dest "$TMPDIR/d12" $Q
+contains "$OUT" "the download is larger than 1000000 bytes"
+[ -z "$(ls -A "$TMPDIR/d12")" ] || fail "the cut download left: $(ls -A "$TMPDIR/d12")"
+[ $(( $(date +%s) - start )) -le 20 ] || fail "the capped download took too long"
+[ "$(requests /endless/blob.bin)" -eq 1 ] || fail "a download over the cap must not be retried"
+
+echo "# a declared length over the cap is refused before the body is read"
+TIPC_MAX_DOWNLOAD=1000 expect 3 timeout 60 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" \
+    --dest "$TMPDIR/d15" $Q
+contains "$OUT" "the download is larger than 1000 bytes"
+[ -z "$(ls -A "$TMPDIR/d15")" ] || fail "the refused download left: $(ls -A "$TMPDIR/d15")"
+
+echo "# an existing file of the user's that does not match is refused, not replaced"
+mkdir -p "$TMPDIR/d13" && echo "mine" >"$TMPDIR/d13/blob.bin"
+expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d13" $Q
+contains "$OUT" "exists and is not the expected file (sha256 differs); tipc does not replace it"
+[ "$(cat "$TMPDIR/d13/blob.bin")" = "mine" ] || fail "the user's file was replaced"
+
 echo "# slow server: low-speed timeout"
 start=$(date +%s)
 expect 3 "$TIPC" prepare --url "$BASE/slow/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d7" --retries 0 \
@@ -70,11 +92,23 @@ secs=$(( $(date +%s) - start ))
 contains "$OUT" "too slow"
 [ "$secs" -le 8 ] || fail "the low-speed timeout took ${secs}s"
 
-echo "# disk full while writing: the path and the reason, nothing left"
+echo "# a planted .part symlink is not followed (the write would land elsewhere)"
 mkdir -p "$TMPDIR/d10" && ln -s /dev/full "$TMPDIR/d10/blob.bin.part"
 expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d10" $Q
-contains "$OUT" "cannot write '$TMPDIR/d10/blob.bin.part': No space left on device"
-[ -z "$(ls -A "$TMPDIR/d10")" ] || fail "disk full left: $(ls -A "$TMPDIR/d10")"
+contains "$OUT" "cannot write '$TMPDIR/d10/blob.bin.part': Too many levels of symbolic links"
+[ -z "$(ls -A "$TMPDIR/d10")" ] || fail "left: $(ls -A "$TMPDIR/d10")"
+
+echo "# disk full while writing (a real 100 KB tmpfs): the path and the reason, nothing left"
+mkdir -p "$TMPDIR/d14"
+if mount -t tmpfs -o size=100k tmpfs "$TMPDIR/d14" 2>/dev/null; then
+    expect 3 "$TIPC" prepare --url "$BASE/files/blob.bin" --sha256 "$SHA" --dest "$TMPDIR/d14" $Q
+    left=$(ls -A "$TMPDIR/d14")
+    umount "$TMPDIR/d14"
+    contains "$OUT" "cannot write '$TMPDIR/d14/blob.bin.part': No space left on device"
+    [ -z "$left" ] || fail "disk full left: $left"
+else
+    echo "(not checked: cannot mount a tmpfs here)"
+fi
 
 echo "# redirect loop, refused connection, bad usage"
 expect 3 "$TIPC" prepare --url "$BASE/redirect/0" --sha256 "$SHA" --dest "$TMPDIR/d8" $Q

@@ -68,14 +68,17 @@ contains "$OUT" "offline, made the synthetic default (3 classes, 6 train + 3 val
 [ "$(requests /files/lite.tar)" -eq 1 ] || fail "--offline made a request"
 
 echo "# concurrent prepares (ranks sharing a directory) and leftovers of an interrupted one"
-rm -rf data && mkdir -p data/lite_data.tmp-abc123 && touch data/lite_data.tmp-abc123/half.jpg
+host=$(hostname | tr -d '\n' | head -c 32 | tr -c 'A-Za-z0-9-' '_')
+sh -c 'exit 0' & dead=$!; wait $dead
+stale="data/lite_data.tmp.$dead.$host.abc123"   # a temp of ours whose process is gone
+rm -rf data && mkdir -p "$stale" && touch "$stale/half.jpg"
 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m1.yaml --offline >p1.out 2>&1 & p1=$!
 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m1.yaml --offline >p2.out 2>&1 & p2=$!
 wait $p1 || fail "first concurrent prepare failed: $(cat p1.out)"
 wait $p2 || fail "second concurrent prepare failed: $(cat p2.out)"
 [ "$(cat p1.out p2.out | grep -c 'made the synthetic default')" -eq 1 ] || { cat p1.out p2.out; fail "both made the dataset"; }
 [ "$(cat p1.out p2.out | grep -c 'is ready')" -eq 1 ] || { cat p1.out p2.out; fail "one should find it ready"; }
-[ ! -e data/lite_data.tmp-abc123 ] || fail "leftover temp dir not removed"
+[ ! -e "$stale" ] || fail "leftover temp dir not removed"
 
 echo "# upstream 404: falls back to synthetic, says why"
 rm -rf data
@@ -83,6 +86,14 @@ manifest "$BASE/files/gone.tar" "$SHA" "" >m2.yaml
 expect 0 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m2.yaml --quiet --retries 0
 contains "$OUT" "HTTP 404"
 contains "$OUT" "no source could be fetched (see above), made the synthetic default"
+
+echo "# a body longer than the manifest's size is cut, its .part removed, the fallback used"
+rm -rf data
+manifest "$BASE/endless/lite.tar" "$SHA" "        size: $(stat -c %s "$SRV/lite.tar")" >m6.yaml
+expect 0 timeout 60 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m6.yaml --quiet --retries 0
+contains "$OUT" "the download is larger than $(stat -c %s "$SRV/lite.tar") bytes"
+contains "$OUT" "made the synthetic default"
+[ -z "$(ls -A data/.tipc-cache 2>/dev/null)" ] || fail "the cut download left: $(ls -A data/.tipc-cache)"
 
 echo "# bad manifests"
 manifest "$BASE/files/lite.tar" "" "" | sed '/sha256:/d' >m3.yaml
@@ -107,6 +118,6 @@ contains "$OUT" "'data/lite_data': offline, made the synthetic default (10 class
 TIPC_OFFLINE=1 expect 0 "$TIPC" prepare "$CFG" whole_infer
 contains "$OUT" "is ready"
 contains "$OUT" "mobilenet_v3_small_pretrained.ckpt' (pretrained): no download is published; it is optional, nothing made"
-ls -a data | grep -q 'tmp-' && fail "temp dirs left in data/"
+ls -a data | grep -q '\.tmp\.' && fail "temp dirs left in data/"
 [ ! -e pretrain_models ] || fail "an optional item without a download created files"
 echo "PASS"

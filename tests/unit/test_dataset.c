@@ -105,7 +105,7 @@ static void test_real_lite_data(void **state)
     }
     char dir[400];
     snprintf(dir, sizeof dir, "%s/lite_data", root);
-    assert_int_equal(extract_archive(tar, dir, "lite_data"), TIPC_OK);
+    assert_int_equal(extract_archive(tar, dir, "lite_data", NULL), TIPC_OK);
     struct dataset tr, va;
     assert_int_equal(dataset_open(&tr, dir, true), TIPC_OK);
     assert_int_equal(dataset_open(&va, dir, false), TIPC_OK);

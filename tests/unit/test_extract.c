@@ -74,7 +74,7 @@ static void expect_refused(const struct entry *e, int n, const char *why)
     write_archive(ar, "tar", e, n);
     struct capture c;
     capture_stderr_begin(&c);
-    enum tipc_status st = extract_archive(ar, target, NULL);
+    enum tipc_status st = extract_archive(ar, target, NULL, NULL);
     char *err = capture_stderr_end(&c);
     assert_int_equal(st, TIPC_EDATA);
     if (!strstr(err, why)) fail_msg("expected '%s' in: %s", why, err);
@@ -149,7 +149,7 @@ static void test_good_archives(void **state)
         snprintf(ar, sizeof ar, "%s/good.%s", root, fmts[i]);
         snprintf(target, sizeof target, "%s/work/data", root);
         write_archive(ar, fmts[i], e, 5);
-        assert_int_equal(extract_archive(ar, target, "lite"), TIPC_OK);
+        assert_int_equal(extract_archive(ar, target, "lite", NULL), TIPC_OK);
         snprintf(p, sizeof p, "%s/train/a.jpg", target);
         check_file(p, "AAA");
         snprintf(p, sizeof p, "%s/alias.jpg", target);
@@ -159,7 +159,7 @@ static void test_good_archives(void **state)
         snprintf(p, sizeof p, "%s/work", root);
         assert_int_equal(count_entries(p), 1);            /* no temp dir left */
         /* a second extraction replaces the tree in one rename */
-        assert_int_equal(extract_archive(ar, target, NULL), TIPC_OK);
+        assert_int_equal(extract_archive(ar, target, NULL, NULL), TIPC_OK);
         snprintf(p, sizeof p, "%s/lite/val/b.jpg", target);
         check_file(p, "BB");
         rm_rf(target);
@@ -175,7 +175,7 @@ static void test_extract_into_single_top_folder(void **state)
     struct entry e[] = {{"lite_data/train/x.jpg", 'f', "X"}};
     write_archive(ar, "tar", e, 1);
     char *out = NULL;
-    assert_int_equal(extract_archive_into(ar, dir, &out), TIPC_OK);
+    assert_int_equal(extract_archive_into(ar, dir, NULL, &out), TIPC_OK);
     snprintf(p, sizeof p, "%s/lite_data", dir);
     assert_string_equal(out, p);
     snprintf(p, sizeof p, "%s/lite_data/train/x.jpg", dir);
@@ -193,7 +193,7 @@ static void test_damaged_archive(void **state)
     fclose(f);
     struct capture c;
     capture_stderr_begin(&c);
-    enum tipc_status st = extract_archive(ar, target, NULL);
+    enum tipc_status st = extract_archive(ar, target, NULL, NULL);
     char *err = capture_stderr_end(&c);
     assert_int_equal(st, TIPC_EDATA);
     assert_non_null(strstr(err, "junk.tar.gz"));

@@ -307,6 +307,51 @@ static void test_bad_images_error_with_list_line_or_skip(void **state)
     dataset_free(&ds);
 }
 
+/* skip_bad over a list where nothing decodes: an error after one epoch of empty batches, not a
+ * loop that never returns. */
+static void test_skip_bad_with_no_good_image_fails(void **state)
+{
+    char dir[300], p[400];
+    snprintf(dir, sizeof dir, "%s/allbad", root);
+    mkdir_p(dir);
+    snprintf(p, sizeof p, "%s/train_list.txt", dir);
+    FILE *f = fopen(p, "w");
+    for (int i = 0; i < 5; i++) fprintf(f, "missing%d.jpg %d\n", i, i % 2);
+    fclose(f);
+    struct dataset ds;
+    assert_int_equal(dataset_open(&ds, dir, true), TIPC_OK);
+    struct loader_config c = {.batch_size = 2, .crop = 16, .resize = 16, .train = true, .world = 1,
+                              .seed = 1, .threads = 2, .prefetch = 1, .skip_bad = true};
+    struct loader *L;
+    const struct batch *b;
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
+    enum tipc_status st = loader_next(L, &b);
+    loader_free(L);
+    char *err = capture_stderr_end(&cap);
+    assert_int_equal(st, TIPC_EDATA);
+    assert_null(b);
+    assert_non_null(strstr(err, "no readable image in a whole epoch (3 batches"));
+    free(err);
+    dataset_free(&ds);
+
+    /* one good image among them: batches keep coming (the good one), never the error */
+    f = fopen(p, "a");
+    fprintf(f, "../lite/train/00_hstripes_000deg/00000.jpg 0\n");
+    fclose(f);
+    assert_int_equal(dataset_open(&ds, dir, true), TIPC_OK);
+    capture_stderr_begin(&cap);
+    assert_int_equal(loader_init(&L, &ds, &c), TIPC_OK);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(loader_next(L, &b), TIPC_OK);
+        assert_int_equal(b->n, 1);
+    }
+    loader_free(L);
+    free(capture_stderr_end(&cap));
+    dataset_free(&ds);
+}
+
 static void test_failure_in_a_later_step_does_not_hang(void **state)
 {
     char dir[300], p[400];
@@ -424,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_batches_any_thread_count),
         cmocka_unit_test(test_ranks_cover_the_dataset_through_the_loader),
         cmocka_unit_test(test_bad_images_error_with_list_line_or_skip),
+        cmocka_unit_test(test_skip_bad_with_no_good_image_fails),
         cmocka_unit_test(test_failure_in_a_later_step_does_not_hang),
         cmocka_unit_test(test_grayscale_jpeg_becomes_rgb),
         cmocka_unit_test(test_eval_transform_matches_torchvision),

@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include "../../engine/model/mobilenet_v3.h"
+#include "../../engine/model/train_step.h"
 
 #define FIXTURE "tests/fixtures/mbv3_small_w025.bin"
 
@@ -102,11 +103,12 @@ static void test_sgd_steps_vs_pytorch(void **state)
     build_reduced(&net);
     int32_t y[4];
     labels(y);
+    /* the input slot holds the fixture's float batch: images NULL */
+    struct micro_batch mb = {.images = NULL, .labels = y, .n = 4};
     for (int step = 0; step < 2; step++) {
-        net_forward(&net, 4);
-        net_loss(&net, y, 4, 0.1f);
-        net_backward(&net, 4, 0.1f);
-        net.be.ops->sgd_step(NULL, net.params, net.mom, net.grads, net.nparams, 0.1f, 0.9f, 1e-4f);
+        struct train_step s = {.mb = &mb, .lr = 0.1f, .momentum = 0.9f, .weight_decay = 1e-4f,
+                               .label_smoothing = 0.1f, .step = step};
+        assert_int_equal(net_train_step(&net, NULL, &s), TIPC_OK);
     }
     assert_allclose(net.params, get("params_step2")->data, net.nparams, 1e-5, 1e-3, "params after 2 steps");
     assert_allclose(net.stats, get("stats_step2")->data, net.nstats, 1e-5, 1e-4, "bn stats after 2 steps");

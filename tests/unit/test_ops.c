@@ -57,7 +57,7 @@ struct conv_st { struct conv2d_desc d; float *x, *w, *out, *R, *scratch; };
 static double conv_obj(void *p)
 {
     struct conv_st *s = p;
-    conv2d_forward_cpu(s->out, s->x, s->w, &s->d, s->scratch);
+    conv2d_forward_cpu(NULL, s->out, s->x, s->w, &s->d, s->scratch);
     return dot(s->out, s->R, (size_t)s->d.N * s->d.Ho * s->d.Wo * s->d.Cout);
 }
 
@@ -99,13 +99,13 @@ static void conv_case(int N, int H, int W, int Cin, int Cout, int K, int stride,
     float *dx = calloc(nx, sizeof(float)), *dw = calloc(nw, sizeof(float));
     /* accumulate semantics: start from 1 and subtract it afterwards */
     for (size_t i = 0; i < nx; i++) dx[i] = 1.0f;
-    conv2d_backward_cpu(dx, dw, s.R, s.x, s.w, &s.d, s.scratch, 1);
+    conv2d_backward_cpu(NULL, dx, dw, s.R, s.x, s.w, &s.d, s.scratch, 1);
     for (size_t i = 0; i < nx; i++) dx[i] -= 1.0f;
     gradcheck("conv din", conv_obj, &s, s.x, nx, dx);
     /* acc = 0 overwrites: garbage in din must not leak into the result */
     float *dx2 = malloc(nx * sizeof(float)), *dw2 = calloc(nw, sizeof(float));
     for (size_t i = 0; i < nx; i++) dx2[i] = 1e6f;
-    conv2d_backward_cpu(dx2, dw2, s.R, s.x, s.w, &s.d, s.scratch, 0);
+    conv2d_backward_cpu(NULL, dx2, dw2, s.R, s.x, s.w, &s.d, s.scratch, 0);
     assert_allclose(dx2, dx, nx, 1e-5, 1e-4, "conv din overwrite");
     free(dx2);
     free(dw2);
@@ -138,7 +138,7 @@ struct bn_st { struct bn_desc d; float *x, *g, *b, *rm, *rv, *sm, *sr, *out, *R;
 static double bn_obj(void *p)
 {
     struct bn_st *s = p;
-    batchnorm_forward_cpu(s->out, s->sm, s->sr, s->x, s->g, s->b, s->rm, s->rv, &s->d);
+    batchnorm_forward_cpu(NULL, s->out, s->sm, s->sr, s->x, s->g, s->b, s->rm, s->rv, &s->d);
     return dot(s->out, s->R, (size_t)s->d.M * s->d.C);
 }
 
@@ -154,7 +154,7 @@ static void bn_case(int train)
     memcpy(rv0, s.rv, sizeof rv0);
     bn_obj(&s);
     float *dx = calloc(n, 4), *dg = calloc(5, 4), *db = calloc(5, 4);
-    batchnorm_backward_cpu(dx, dg, db, s.R, s.x, train ? s.sm : s.rm, s.sr, s.g, s.rv, &s.d, 1);
+    batchnorm_backward_cpu(NULL, dx, dg, db, s.R, s.x, train ? s.sm : s.rm, s.sr, s.g, s.rv, &s.d, 1);
     if (train) {
         /* running var moved towards the unbiased batch variance */
         double mean = 0, var = 0;
@@ -180,7 +180,7 @@ static double bna_obj(void *p)
 {
     struct bna_st *s = p;
     struct bn_st *b = &s->b;
-    batchnorm_act_forward_cpu(b->out, b->sm, b->sr, b->x, b->g, b->b, b->rm, b->rv, &b->d, s->k);
+    batchnorm_act_forward_cpu(NULL, b->out, b->sm, b->sr, b->x, b->g, b->b, b->rm, b->rv, &b->d, s->k);
     return dot(b->out, b->R, (size_t)b->d.M * b->d.C);
 }
 static void test_bn_act_fused(void **state)
@@ -198,26 +198,26 @@ static void test_bn_act_fused(void **state)
         float *rm0 = malloc(5 * 4), *rv0 = malloc(5 * 4), *y = malloc(n * 4), *z = malloc(n * 4);
         memcpy(rm0, b->rm, 5 * 4), memcpy(rv0, b->rv, 5 * 4);
         /* unfused reference */
-        batchnorm_forward_cpu(y, b->sm, b->sr, b->x, b->g, b->b, b->rm, b->rv, &b->d);
-        act_forward_cpu(z, y, n, s.k);
+        batchnorm_forward_cpu(NULL, y, b->sm, b->sr, b->x, b->g, b->b, b->rm, b->rv, &b->d);
+        act_forward_cpu(NULL, z, y, n, s.k);
         float *dy = malloc(n * 4), *dx_ref = malloc(n * 4), dg_ref[5] = {0}, db_ref[5] = {0};
-        act_backward_cpu(dy, b->R, y, n, s.k, 0);
+        act_backward_cpu(NULL, dy, b->R, y, n, s.k, 0);
         for (size_t i = 0; i < n; i++) dx_ref[i] = 0.5f;
-        batchnorm_backward_cpu(dx_ref, dg_ref, db_ref, dy, b->x, train ? b->sm : b->rm, b->sr, b->g, b->rv, &b->d, 1);
+        batchnorm_backward_cpu(NULL, dx_ref, dg_ref, db_ref, dy, b->x, train ? b->sm : b->rm, b->sr, b->g, b->rv, &b->d, 1);
         /* fused, from the same running statistics */
         memcpy(b->rm, rm0, 5 * 4), memcpy(b->rv, rv0, 5 * 4);
         bna_obj(&s);
         assert_allclose(b->out, z, n, 0, 0, "fused forward");
         float *dx = malloc(n * 4), dg[5] = {0}, db[5] = {0};
         for (size_t i = 0; i < n; i++) dx[i] = 0.5f;
-        batchnorm_act_backward_cpu(dx, dg, db, b->R, b->x, train ? b->sm : b->rm, b->sr, b->g, b->b, b->rv, &b->d,
+        batchnorm_act_backward_cpu(NULL, dx, dg, db, b->R, b->x, train ? b->sm : b->rm, b->sr, b->g, b->b, b->rv, &b->d,
                                    1, s.k);
         assert_allclose(dx, dx_ref, n, 1e-5, 1e-4, "fused din (accumulate)");
         assert_allclose(dg, dg_ref, 5, 1e-5, 1e-4, "fused dgamma");
         assert_allclose(db, db_ref, 5, 1e-5, 1e-4, "fused dbeta");
         for (size_t i = 0; i < n; i++) dx[i] = NAN;
         float dg2[5] = {0}, db2[5] = {0};
-        batchnorm_act_backward_cpu(dx, dg2, db2, b->R, b->x, train ? b->sm : b->rm, b->sr, b->g, b->b, b->rv,
+        batchnorm_act_backward_cpu(NULL, dx, dg2, db2, b->R, b->x, train ? b->sm : b->rm, b->sr, b->g, b->b, b->rv,
                                    &b->d, 0, s.k);
         for (size_t i = 0; i < n; i++) dx[i] += 0.5f;
         assert_allclose(dx, dx_ref, n, 1e-5, 1e-4, "fused din (overwrite)");
@@ -231,7 +231,7 @@ static void test_bn_act_fused(void **state)
                     if (fabsf(v - kink) < 0.3f) b->x[i] += (0.6f - (v - kink)) / sc;
             }
             memset(dg2, 0, sizeof dg2), memset(db2, 0, sizeof db2);
-            batchnorm_act_backward_cpu(dx, dg2, db2, b->R, b->x, b->rm, b->sr, b->g, b->b, b->rv, &b->d, 0, s.k);
+            batchnorm_act_backward_cpu(NULL, dx, dg2, db2, b->R, b->x, b->rm, b->sr, b->g, b->b, b->rv, &b->d, 0, s.k);
             gradcheck("fused din", bna_obj, &s, b->x, n, dx);
             gradcheck("fused dgamma", bna_obj, &s, b->g, 5, dg2);
             gradcheck("fused dbeta", bna_obj, &s, b->b, 5, db2);
@@ -246,7 +246,7 @@ struct act_st { enum act_kind k; float *x, *out, *R; size_t n; };
 static double act_obj(void *p)
 {
     struct act_st *s = p;
-    act_forward_cpu(s->out, s->x, s->n, s->k);
+    act_forward_cpu(NULL, s->out, s->x, s->n, s->k);
     return dot(s->out, s->R, s->n);
 }
 static void test_activations(void **state)
@@ -260,15 +260,15 @@ static void test_activations(void **state)
             if (fabsf(s.x[i]) < 0.05f || fabsf(fabsf(s.x[i]) - 3.0f) < 0.05f) s.x[i] += 0.2f;
         }
         float *dx = calloc(64, 4);
-        act_backward_cpu(dx, s.R, s.x, 64, s.k, 1);
+        act_backward_cpu(NULL, dx, s.R, s.x, 64, s.k, 1);
         gradcheck(act_name(s.k), act_obj, &s, s.x, 64, dx);
         float dx2[64];
         for (int i = 0; i < 64; i++) dx2[i] = NAN;
-        act_backward_cpu(dx2, s.R, s.x, 64, s.k, 0); /* overwrite ignores what was there */
+        act_backward_cpu(NULL, dx2, s.R, s.x, 64, s.k, 0); /* overwrite ignores what was there */
         assert_allclose(dx2, dx, 64, 0, 0, "act overwrite");
         /* values at known points */
         float pts[3] = {-4.0f, 1.5f, 4.0f}, o[3];
-        act_forward_cpu(o, pts, 3, s.k);
+        act_forward_cpu(NULL, o, pts, 3, s.k);
         if (s.k == ACT_HARDSWISH) assert_true(o[0] == 0.0f && fabsf(o[1] - 1.125f) < 1e-6f && o[2] == 4.0f);
         if (s.k == ACT_HARDSIGMOID) assert_true(o[0] == 0.0f && fabsf(o[1] - 0.75f) < 1e-6f && o[2] == 1.0f);
         free(s.x); free(s.R); free(s.out); free(dx);
@@ -280,25 +280,25 @@ struct misc_st { float *x, *g, *w, *b, *out, *R, *mask; int N, P, C, O; };
 static double scale_obj(void *p)
 {
     struct misc_st *s = p;
-    scale_forward_cpu(s->out, s->x, s->g, s->N, s->P, s->C);
+    scale_forward_cpu(NULL, s->out, s->x, s->g, s->N, s->P, s->C);
     return dot(s->out, s->R, (size_t)s->N * s->P * s->C);
 }
 static double pool_obj(void *p)
 {
     struct misc_st *s = p;
-    avgpool_forward_cpu(s->out, s->x, s->N, s->P, s->C);
+    avgpool_forward_cpu(NULL, s->out, s->x, s->N, s->P, s->C);
     return dot(s->out, s->R, (size_t)s->N * s->C);
 }
 static double linear_obj(void *p)
 {
     struct misc_st *s = p;
-    linear_forward_cpu(s->out, s->x, s->w, s->b, s->N, s->C, s->O);
+    linear_forward_cpu(NULL, s->out, s->x, s->w, s->b, s->N, s->C, s->O);
     return dot(s->out, s->R, (size_t)s->N * s->O);
 }
 static double dropout_obj(void *p)
 {
     struct misc_st *s = p;
-    dropout_forward_cpu(s->out, s->mask, s->x, (size_t)s->N * s->C, 0.3f, 1234);
+    dropout_forward_cpu(NULL, s->out, s->mask, s->x, (size_t)s->N * s->C, 0.3f, 1234);
     return dot(s->out, s->R, (size_t)s->N * s->C);
 }
 
@@ -308,11 +308,11 @@ static void test_scale_pool(void **state)
     size_t n = 60;
     s.x = rnd(n); s.g = rnd(10); s.R = rnd(n); s.out = malloc(n * 4);
     float *dx = calloc(n, 4), *dg = calloc(10, 4);
-    scale_backward_cpu(dx, dg, s.R, s.x, s.g, 2, 6, 5, 1, 1);
+    scale_backward_cpu(NULL, dx, dg, s.R, s.x, s.g, 2, 6, 5, 1, 1);
     gradcheck("scale dx", scale_obj, &s, s.x, n, dx);
     gradcheck("scale dg", scale_obj, &s, s.g, 10, dg);
     memset(dx, 0, n * 4);
-    avgpool_backward_cpu(dx, s.R, 2, 6, 5, 1);
+    avgpool_backward_cpu(NULL, dx, s.R, 2, 6, 5, 1);
     gradcheck("pool dx", pool_obj, &s, s.x, n, dx);
     free(s.x); free(s.g); free(s.R); free(s.out); free(dx); free(dg);
 }
@@ -322,7 +322,7 @@ static void test_linear(void **state)
     struct misc_st s = {.N = 3, .C = 7, .O = 4};
     s.x = rnd(21); s.w = rnd(28); s.b = rnd(4); s.R = rnd(12); s.out = malloc(12 * 4);
     float *dx = calloc(21, 4), *dw = calloc(28, 4), *db = calloc(4, 4);
-    linear_backward_cpu(dx, dw, db, s.R, s.x, s.w, 3, 7, 4, 1);
+    linear_backward_cpu(NULL, dx, dw, db, s.R, s.x, s.w, 3, 7, 4, 1);
     gradcheck("linear dx", linear_obj, &s, s.x, 21, dx);
     gradcheck("linear dw", linear_obj, &s, s.w, 28, dw);
     gradcheck("linear db", linear_obj, &s, s.b, 4, db);
@@ -332,10 +332,10 @@ static void test_linear(void **state)
 static void test_add_dropout(void **state)
 {
     float a[4] = {1, 2, 3, 4}, b[4] = {10, 20, 30, 40}, o[4], da[4] = {0}, db[4] = {1, 1, 1, 1};
-    add_forward_cpu(o, a, b, 4);
+    add_forward_cpu(NULL, o, a, b, 4);
     assert_true(o[3] == 44.0f);
     float g[4] = {0.5f, -1, 2, 3};
-    add_backward_cpu(da, db, g, 4, 1, 1);
+    add_backward_cpu(NULL, da, db, g, 4, 1, 1);
     assert_true(da[1] == -1.0f && db[2] == 3.0f);
 
     struct misc_st s = {.N = 4, .C = 50};
@@ -348,7 +348,7 @@ static void test_add_dropout(void **state)
     }
     assert_true(zeros > 30 && zeros < 90); /* p = 0.3 of 200 */
     float *dx = calloc(200, 4);
-    dropout_backward_cpu(dx, s.R, s.mask, 200, 1);
+    dropout_backward_cpu(NULL, dx, s.R, s.mask, 200, 1);
     gradcheck("dropout dx", dropout_obj, &s, s.x, 200, dx);
     free(s.x); free(s.R); free(s.out); free(s.mask); free(dx);
 }
@@ -358,7 +358,7 @@ struct xent_st { float *z, *p; int32_t y[3]; float eps; };
 static double xent_obj(void *p)
 {
     struct xent_st *s = p;
-    return xent_forward_cpu(s->p, s->z, s->y, 3, 5, s->eps);
+    return xent_forward_cpu(NULL, s->p, s->z, s->y, 3, 5, s->eps);
 }
 static void test_xent(void **state)
 {
@@ -378,7 +378,7 @@ static void test_xent(void **state)
             assert_allclose(&loss, &w, 1, 1e-6, 1e-5, "xent loss");
         }
         float *dz = calloc(15, 4);
-        xent_backward_cpu(dz, s.p, s.y, 3, 5, s.eps);
+        xent_backward_cpu(NULL, dz, s.p, s.y, 3, 5, s.eps);
         gradcheck("xent dz", xent_obj, &s, s.z, 15, dz);
         free(s.z); free(s.p); free(dz);
     }
@@ -387,7 +387,7 @@ static void test_xent(void **state)
 static void test_sgd(void **state)
 {
     float p[2] = {1.0f, -2.0f}, m[2] = {0.5f, 0.0f}, g[2] = {0.1f, 0.2f};
-    sgd_step_cpu(p, m, g, 2, 0.1f, 0.9f, 0.01f);
+    sgd_step_cpu(NULL, p, m, g, 2, 0.1f, 0.9f, 0.01f);
     /* d = g + wd*p = {0.11, 0.18}; m = {0.45+0.11, 0.18}; p -= 0.1*m */
     float want_m[2] = {0.56f, 0.18f}, want_p[2] = {1.0f - 0.056f, -2.0f - 0.018f};
     assert_allclose(m, want_m, 2, 1e-6, 1e-6, "sgd momentum");

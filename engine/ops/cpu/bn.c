@@ -84,10 +84,12 @@ static void bn_stats(float *mean, float *rstd, float *save_mean, float *save_rst
     }
 }
 
-void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in, const float *gamma,
+void batchnorm_act_forward_cpu(struct backend_ctx *cx, float *out, float *save_mean, float *save_rstd,
+                               const float *in, const float *gamma,
                                const float *beta, float *run_mean, float *run_var, const struct bn_desc *d,
                                enum act_kind act)
 {
+    (void)cx;
     int M = d->M, C = d->C;
     float mean[C], rstd[C], scale[C], shift[C]; /* C <= a few thousand: fits on the stack */
     bn_stats(mean, rstd, save_mean, save_rstd, in, run_mean, run_var, d);
@@ -108,11 +110,11 @@ void batchnorm_act_forward_cpu(float *out, float *save_mean, float *save_rstd, c
     }
 }
 
-void batchnorm_forward_cpu(float *out, float *save_mean, float *save_rstd, const float *in,
+void batchnorm_forward_cpu(struct backend_ctx *cx, float *out, float *save_mean, float *save_rstd, const float *in,
                            const float *gamma, const float *beta, float *run_mean, float *run_var,
                            const struct bn_desc *d)
 {
-    batchnorm_act_forward_cpu(out, save_mean, save_rstd, in, gamma, beta, run_mean, run_var, d, ACT_NONE);
+    batchnorm_act_forward_cpu(cx, out, save_mean, save_rstd, in, gamma, beta, run_mean, run_var, d, ACT_NONE);
 }
 
 /* Pass 1 over rows [m0, m1): per-channel sums of g and g * xhat (inlined per activation). */
@@ -149,11 +151,13 @@ static inline __attribute__((always_inline)) void bwd_row(float *dx, const float
 /* BN then act, backward, without the BN output: it is recomputed from x (bn_affine), so
  * neither the forward nor the backward pass writes or reads it.
  * train: dx = rstd/M * (M*dxhat - sum(dxhat) - xhat*sum(dxhat*xhat)), dxhat = g*gamma */
-void batchnorm_act_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
+void batchnorm_act_backward_cpu(struct backend_ctx *cx, float *din, float *dgamma, float *dbeta,
+                                const float *dout, const float *in,
                                 const float *save_mean, const float *save_rstd, const float *gamma,
                                 const float *beta, const float *run_var, const struct bn_desc *d, int acc,
                                 enum act_kind act)
 {
+    (void)cx;
     int M = d->M, C = d->C;
     float rstd[C], scale[C], shift[C];
     for (int c = 0; c < C; c++)
@@ -198,11 +202,13 @@ void batchnorm_act_backward_cpu(float *din, float *dgamma, float *dbeta, const f
 #undef BWD_ROW
     }}
 
-void batchnorm_backward_cpu(float *din, float *dgamma, float *dbeta, const float *dout, const float *in,
+void batchnorm_backward_cpu(struct backend_ctx *cx, float *din, float *dgamma, float *dbeta, const float *dout,
+                            const float *in,
                             const float *save_mean, const float *save_rstd, const float *gamma,
                             const float *run_var, const struct bn_desc *d, int acc)
 {
+    (void)cx;
     /* ACT_NONE never reads beta (shift only feeds the activation's kink tests) */
-    batchnorm_act_backward_cpu(din, dgamma, dbeta, dout, in, save_mean, save_rstd, gamma, gamma, run_var, d, acc,
+    batchnorm_act_backward_cpu(cx, din, dgamma, dbeta, dout, in, save_mean, save_rstd, gamma, gamma, run_var, d, acc,
                                ACT_NONE);
 }

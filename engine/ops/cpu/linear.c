@@ -7,16 +7,20 @@
 #include "../ops.h"
 #include "../../../core/banned.h"
 
-void linear_forward_cpu(float *out, const float *in, const float *w, const float *b, int N, int Ci, int Co)
+void linear_forward_cpu(struct backend_ctx *cx, float *out, const float *in, const float *w, const float *b,
+                        int N, int Ci, int Co)
 {
+    (void)cx;
     for (int n = 0; n < N; n++)
         for (int o = 0; o < Co; o++) out[(size_t)n * Co + o] = b ? b[o] : 0.0f;
     gemm_cpu(0, 1, N, Co, Ci, in, Ci, w, Ci, 1.0f, out, Co);
 }
 
-void linear_backward_cpu(float *din, float *dw, float *db, const float *dout, const float *in,
+void linear_backward_cpu(struct backend_ctx *cx, float *din, float *dw, float *db, const float *dout,
+                         const float *in,
                          const float *w, int N, int Ci, int Co, int acc)
 {
+    (void)cx;
     /* dw (Co, Ci) += dout^T (Co, N) . in (N, Ci) */
     gemm_cpu(1, 0, Co, Ci, N, dout, Co, in, Ci, 1.0f, dw, Ci);
     if (db)

@@ -19,15 +19,17 @@ void avgpool_forward_part_cpu(float *out, const float *in, int N, int P, int C, 
 }
 
 /* images in parallel (each image's channels as one part) */
-void avgpool_forward_cpu(float *out, const float *in, int N, int P, int C)
+void avgpool_forward_cpu(struct backend_ctx *cx, float *out, const float *in, int N, int P, int C)
 {
+    (void)cx;
 #pragma omp parallel for schedule(dynamic, 8) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++)
         avgpool_forward_part_cpu(out + (size_t)n * C, in + (size_t)n * P * C, 1, P, C, 0, 1);
 }
 
-void avgpool_backward_cpu(float *din, const float *dout, int N, int P, int C, int acc)
+void avgpool_backward_cpu(struct backend_ctx *cx, float *din, const float *dout, int N, int P, int C, int acc)
 {
+    (void)cx;
 #pragma omp parallel for collapse(2) schedule(dynamic, 64) if ((size_t)N * P * C >= OMP_MIN_WORK)
     for (int n = 0; n < N; n++)
         for (int p = 0; p < P; p++) {

@@ -1,12 +1,14 @@
 /* xent.c: softmax cross-entropy with label smoothing (PyTorch's CrossEntropyLoss definition,
- * mean over the batch) and momentum SGD, CPU reference. */
+ * mean over the batch) and the softmax of inference, CPU reference. */
 #include <math.h>
 
 #include "../ops.h"
 #include "../../../core/banned.h"
 
-float xent_forward_cpu(float *probs, const float *logits, const int32_t *labels, int N, int K, float eps)
+float xent_forward_cpu(struct backend_ctx *cx, float *probs, const float *logits, const int32_t *labels, int N,
+                       int K, float eps)
 {
+    (void)cx;
     double total = 0;
     for (int n = 0; n < N; n++) {
         const float *z = logits + (size_t)n * K;
@@ -27,8 +29,10 @@ float xent_forward_cpu(float *probs, const float *logits, const int32_t *labels,
     return (float)(total / N);
 }
 
-void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels, int N, int K, float eps)
+void xent_backward_cpu(struct backend_ctx *cx, float *dlogits, const float *probs, const int32_t *labels, int N,
+                       int K, float eps)
 {
+    (void)cx;
     float inv = 1.0f / (float)N;
     for (int n = 0; n < N; n++) {
         const float *p = probs + (size_t)n * K;
@@ -40,18 +44,9 @@ void xent_backward_cpu(float *dlogits, const float *probs, const int32_t *labels
     }
 }
 
-void sgd_step_cpu(float *p, float *m, const float *g, size_t n, float lr, float mu, float wd)
+void softmax_forward_cpu(struct backend_ctx *cx, float *out, const float *in, int N, int K)
 {
-#pragma omp parallel for simd schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
-    for (size_t i = 0; i < n; i++) {
-        float d = g[i] + wd * p[i];
-        m[i] = mu * m[i] + d;
-        p[i] -= lr * m[i];
-    }
-}
-
-void softmax_forward_cpu(float *out, const float *in, int N, int K)
-{
+    (void)cx;
     for (int n = 0; n < N; n++) {
         const float *z = in + (size_t)n * K;
         float *p = out + (size_t)n * K;
@@ -67,5 +62,5 @@ void softmax_forward_part_cpu(float *out, const float *in, int N, int K, int par
 {
     int lo, hi;
     part_range_int(N, part, nparts, 1, &lo, &hi);
-    if (hi > lo) softmax_forward_cpu(out + (size_t)lo * K, in + (size_t)lo * K, hi - lo, K);
+    if (hi > lo) softmax_forward_cpu(NULL, out + (size_t)lo * K, in + (size_t)lo * K, hi - lo, K);
 }

@@ -11,7 +11,7 @@
 #define BN_LANES 8
 
 /* Row chunks for an (M, C) reduction: about 4 blocks per SM, at least 32 rows each, at most 1024. */
-static int bn_chunks(const struct cuda_ctx *cx, int M, int C)
+static int bn_chunks(const struct backend_ctx *cx, int M, int C)
 {
     int ctiles = (C + 31) / 32, n = 4 * cx->sm_count / ctiles;
     if (n > (M + 31) / 32) n = (M + 31) / 32;
@@ -125,7 +125,7 @@ __global__ void bn_backward_apply_kernel(float *din, const float *dout, const fl
     }
 }
 
-extern "C" void batchnorm_forward_cuda(struct cuda_ctx *cx, float *out, float *save_mean, float *save_rstd,
+extern "C" void batchnorm_forward_cuda(struct backend_ctx *cx, float *out, float *save_mean, float *save_rstd,
                                        const float *in, const float *gamma, const float *beta, float *run_mean,
                                        float *run_var, const struct bn_desc *d)
 {
@@ -148,7 +148,7 @@ extern "C" void batchnorm_forward_cuda(struct cuda_ctx *cx, float *out, float *s
     LAUNCH_CHECK();
 }
 
-extern "C" void batchnorm_backward_cuda(struct cuda_ctx *cx, float *din, float *dgamma, float *dbeta,
+extern "C" void batchnorm_backward_cuda(struct backend_ctx *cx, float *din, float *dgamma, float *dbeta,
                                         const float *dout, const float *in, const float *save_mean,
                                         const float *save_rstd, const float *gamma, const float *run_var,
                                         const struct bn_desc *d, int acc)

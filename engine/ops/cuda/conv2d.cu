@@ -4,18 +4,15 @@
  *   depthwise (groups == Cin == Cout, K 3/5/7): own kernels (cuDNN's NHWC depthwise is slow):
  *     forward and input gradient as gathers (one thread per output / input element, coalesced
  *     over C, no atomics), weight gradient as a deterministic two-pass reduction over pixels;
- *   anything else (the stem): cuDNN (conv_cudnn.cu).
+ *   anything else (the stem): cuDNN (conv2d_cudnn.cu).
  * Weights (Cout, Cin/groups, K, K) as PyTorch. Not here: bias (BN follows), dilation. */
 #include "cuda_common.cuh"
-#include "conv_cuda.h"
+#include "conv2d_cudnn.h"
 
-static int is_pointwise(const struct conv2d_desc *d)
-{
-    return d->K == 1 && d->stride == 1 && d->pad == 0 && d->groups == 1;
-}
+/* depthwise with a kernel size our kernels are instantiated for (others go to cuDNN) */
 static int is_depthwise(const struct conv2d_desc *d)
 {
-    return d->groups == d->Cin && d->Cin == d->Cout && d->groups > 1 && (d->K == 3 || d->K == 5 || d->K == 7);
+    return conv2d_is_depthwise(d) && (d->K == 3 || d->K == 5 || d->K == 7);
 }
 
 /* wt (KK, C) = w (C, 1, K, K) transposed: neighbouring threads (channels) read neighbouring words */
@@ -149,7 +146,7 @@ __global__ void dw_filter_finish_kernel(float *dw, const float *part, int C, int
     }
 }
 
-template <int K> static void dw_launch_forward(struct cuda_ctx *cx, float *out, const float *in, const float *wt,
+template <int K> static void dw_launch_forward(struct backend_ctx *cx, float *out, const float *in, const float *wt,
                                                const struct conv2d_desc *d)
 {
     size_t n = (size_t)d->N * d->Ho * d->Wo * d->Cin;
@@ -157,7 +154,7 @@ template <int K> static void dw_launch_forward(struct cuda_ctx *cx, float *out, 
     LAUNCH_CHECK();
 }
 
-template <int K> static void dw_launch_backward(struct cuda_ctx *cx, float *din, float *dw, const float *dout,
+template <int K> static void dw_launch_backward(struct backend_ctx *cx, float *din, float *dw, const float *dout,
                                                 const float *in, const float *wt, const struct conv2d_desc *d, int acc)
 {
     int C = d->Cin, KK = K * K, M = d->N * d->Ho * d->Wo, ctiles = (C + 31) / 32;
@@ -177,7 +174,7 @@ template <int K> static void dw_launch_backward(struct cuda_ctx *cx, float *din,
     LAUNCH_CHECK();
 }
 
-static float *dw_weights(struct cuda_ctx *cx, const float *w, const struct conv2d_desc *d)
+static float *dw_weights(struct backend_ctx *cx, const float *w, const struct conv2d_desc *d)
 {
     int KK = d->K * d->K;
     float *wt = (float *)cuda_ws(cx, sizeof(float) * (size_t)KK * d->Cin);
@@ -186,11 +183,12 @@ static float *dw_weights(struct cuda_ctx *cx, const float *w, const struct conv2
     return wt;
 }
 
-extern "C" void conv2d_forward_cuda(struct cuda_ctx *cx, float *out, const float *in, const float *w,
-                                    const struct conv2d_desc *d)
+extern "C" void conv2d_forward_cuda(struct backend_ctx *cx, float *out, const float *in, const float *w,
+                                    const struct conv2d_desc *d, float *scratch)
 {
+    (void)scratch; /* the CPU's im2col buffer: the workspaces here are cx's */
     int M = d->N * d->Ho * d->Wo;
-    if (is_pointwise(d)) { /* out (M, Cout) = in (M, Cin) . w^T */
+    if (conv2d_is_pointwise(d)) { /* out (M, Cout) = in (M, Cin) . w^T */
         gemm_cuda(cx, 0, 1, M, d->Cout, d->Cin, in, d->Cin, w, d->Cin, 0.0f, out, d->Cout);
         return;
     }
@@ -206,11 +204,12 @@ extern "C" void conv2d_forward_cuda(struct cuda_ctx *cx, float *out, const float
     }
 }
 
-extern "C" void conv2d_backward_cuda(struct cuda_ctx *cx, float *din, float *dw, const float *dout, const float *in,
-                                     const float *w, const struct conv2d_desc *d, int acc)
+extern "C" void conv2d_backward_cuda(struct backend_ctx *cx, float *din, float *dw, const float *dout, const float *in,
+                                     const float *w, const struct conv2d_desc *d, float *scratch, int acc)
 {
+    (void)scratch;
     int M = d->N * d->Ho * d->Wo;
-    if (is_pointwise(d)) {
+    if (conv2d_is_pointwise(d)) {
         /* dw (Cout, Cin) += dout^T (Cout, M) . in (M, Cin); din (M, Cin) (+)= dout . w */
         gemm_cuda(cx, 1, 0, d->Cout, d->Cin, M, dout, d->Cout, in, d->Cin, 1.0f, dw, d->Cin);
         if (din) gemm_cuda(cx, 0, 0, M, d->Cin, d->Cout, dout, d->Cout, w, d->Cin, acc ? 1.0f : 0.0f, din, d->Cin);

@@ -1,5 +1,5 @@
 /* ctx.cu: the CUDA context (device, stream, cuBLAS / cuDNN handles, grow-only workspaces),
- * device memory entry points, the checked-call failure path and the row-major GEMM helper.
+ * device memory entry points and the checked-call failure path.
  * Not here: ops (the other .cu files), the backend vtable (backend/backend_cuda.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +40,7 @@ extern "C" int cuda_device_count(const char **why)
         }                                                                                           \
     } while (0)
 
-extern "C" enum tipc_status cuda_ctx_create(struct cuda_ctx **out, int device)
+extern "C" enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device)
 {
     *out = NULL;
     const char *why = "";
@@ -49,7 +49,7 @@ extern "C" enum tipc_status cuda_ctx_create(struct cuda_ctx **out, int device)
     if (device < 0 || device >= n)
         return error_msg(TIPC_EUSAGE, "CUDA device %d does not exist (%d visible; check TIPC_DEVICE, LOCAL_RANK and "
                                       "CUDA_VISIBLE_DEVICES)", device, n);
-    struct cuda_ctx *cx = (struct cuda_ctx *)xcalloc(1, sizeof *cx);
+    struct backend_ctx *cx = (struct backend_ctx *)xcalloc(1, sizeof *cx);
     cx->device = device;
     const char *t = getenv("TIPC_CUDA_TF32");
     cx->tf32 = t && !strcmp(t, "1");
@@ -75,7 +75,7 @@ extern "C" enum tipc_status cuda_ctx_create(struct cuda_ctx **out, int device)
     return TIPC_OK;
 }
 
-extern "C" void cuda_ctx_free(struct cuda_ctx *cx)
+extern "C" void cuda_ctx_free(struct backend_ctx *cx)
 {
     if (!cx) return;
     if (cx->stream) cudaStreamSynchronize(cx->stream);
@@ -103,7 +103,7 @@ extern "C" void cuda_ctx_free(struct cuda_ctx *cx)
     free(cx);
 }
 
-extern "C" void cuda_ctx_describe(const struct cuda_ctx *cx, char *buf, size_t n)
+extern "C" void cuda_ctx_describe(const struct backend_ctx *cx, char *buf, size_t n)
 {
     cudaDeviceProp p;
     CUDA_CHECK(cudaGetDeviceProperties(&p, cx->device));
@@ -113,7 +113,7 @@ extern "C" void cuda_ctx_describe(const struct cuda_ctx *cx, char *buf, size_t n
 
 /* Grow *buf to at least `bytes` (25% headroom). The stream is drained first: queued kernels may
  * still read the old buffer. */
-static void *grow(struct cuda_ctx *cx, void **buf, size_t *have, size_t bytes)
+static void *grow(struct backend_ctx *cx, void **buf, size_t *have, size_t bytes)
 {
     if (bytes <= *have && *buf) return *buf;
     CUDA_CHECK(cudaStreamSynchronize(cx->stream));
@@ -124,9 +124,9 @@ static void *grow(struct cuda_ctx *cx, void **buf, size_t *have, size_t bytes)
     *have = want;
     return *buf;
 }
-void *cuda_ws(struct cuda_ctx *cx, size_t bytes) { return grow(cx, &cx->ws, &cx->ws_bytes, bytes); }
-void *cuda_red(struct cuda_ctx *cx, size_t bytes) { return grow(cx, &cx->red, &cx->red_bytes, bytes); }
-float *cuda_coef(struct cuda_ctx *cx, size_t floats)
+void *cuda_ws(struct backend_ctx *cx, size_t bytes) { return grow(cx, &cx->ws, &cx->ws_bytes, bytes); }
+void *cuda_red(struct backend_ctx *cx, size_t bytes) { return grow(cx, &cx->red, &cx->red_bytes, bytes); }
+float *cuda_coef(struct backend_ctx *cx, size_t floats)
 {
     size_t bytes = cx->coef_floats * sizeof(float);
     float *p = (float *)grow(cx, (void **)&cx->coef, &bytes, floats * sizeof(float));
@@ -134,7 +134,7 @@ float *cuda_coef(struct cuda_ctx *cx, size_t floats)
     return p;
 }
 
-extern "C" float *cuda_alloc(struct cuda_ctx *cx, size_t n)
+extern "C" float *cuda_alloc(struct backend_ctx *cx, size_t n)
 {
     void *p = NULL;
     size_t bytes = (n ? n : 1) * sizeof(float);
@@ -142,36 +142,36 @@ extern "C" float *cuda_alloc(struct cuda_ctx *cx, size_t n)
     CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, cx->stream));
     return (float *)p;
 }
-extern "C" void cuda_free(struct cuda_ctx *cx, float *p)
+extern "C" void cuda_free(struct backend_ctx *cx, float *p)
 {
     CUDA_CHECK(cudaStreamSynchronize(cx->stream));
     CUDA_CHECK(cudaFree(p));
 }
-extern "C" void cuda_zero(struct cuda_ctx *cx, float *p, size_t n)
+extern "C" void cuda_zero(struct backend_ctx *cx, float *p, size_t n)
 {
     if (n) CUDA_CHECK(cudaMemsetAsync(p, 0, n * sizeof(float), cx->stream));
 }
-extern "C" void cuda_upload(struct cuda_ctx *cx, float *dst, const float *host, size_t n)
+extern "C" void cuda_upload(struct backend_ctx *cx, float *dst, const float *host, size_t n)
 {
     if (!n) return;
     CUDA_CHECK(cudaMemcpyAsync(dst, host, n * sizeof(float), cudaMemcpyHostToDevice, cx->stream));
     CUDA_CHECK(cudaStreamSynchronize(cx->stream));
 }
-extern "C" void cuda_download(struct cuda_ctx *cx, float *host, const float *src, size_t n)
+extern "C" void cuda_download(struct backend_ctx *cx, float *host, const float *src, size_t n)
 {
     if (!n) return;
     CUDA_CHECK(cudaMemcpyAsync(host, src, n * sizeof(float), cudaMemcpyDeviceToHost, cx->stream));
     CUDA_CHECK(cudaStreamSynchronize(cx->stream));
 }
-extern "C" void cuda_sync(struct cuda_ctx *cx) { CUDA_CHECK(cudaStreamSynchronize(cx->stream)); }
+extern "C" void cuda_sync(struct backend_ctx *cx) { CUDA_CHECK(cudaStreamSynchronize(cx->stream)); }
 
-extern "C" void cuda_graph_begin(struct cuda_ctx *cx)
+extern "C" void cuda_graph_begin(struct backend_ctx *cx)
 {
     CUDA_CHECK(cudaStreamSynchronize(cx->stream));
     /* thread-local: the loader's threads may touch the CUDA runtime meanwhile */
     CUDA_CHECK(cudaStreamBeginCapture(cx->stream, cudaStreamCaptureModeThreadLocal));
 }
-extern "C" void cuda_graph_end(struct cuda_ctx *cx)
+extern "C" void cuda_graph_end(struct backend_ctx *cx)
 {
     cudaGraph_t g;
     CUDA_CHECK(cudaStreamEndCapture(cx->stream, &g));
@@ -180,23 +180,8 @@ extern "C" void cuda_graph_end(struct cuda_ctx *cx)
     CUDA_CHECK(cudaGraphInstantiate(&cx->graph, g, 0));
     CUDA_CHECK(cudaGraphDestroy(g));
 }
-extern "C" void cuda_graph_launch(struct cuda_ctx *cx)
+extern "C" void cuda_graph_launch(struct backend_ctx *cx)
 {
     CUDA_REQUIRE(cx->graph != NULL, "no captured graph to launch");
     CUDA_CHECK(cudaGraphLaunch(cx->graph, cx->stream));
-}
-
-/* Row-major C = op(A) op(B) + beta C is column-major C^T = op(B)^T op(A)^T: swap the operands. */
-void gemm_cuda(struct cuda_ctx *cx, int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
-               int ldb, float beta, float *C, int ldc)
-{
-    if (M <= 0 || N <= 0) return;
-    const float one = 1.0f;
-    if (K <= 0) { /* C = beta C: cuBLAS handles k = 0 as such */
-        CUBLAS_CHECK(cublasSgemm(cx->cublas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, 0, &one, B, ldb > 0 ? ldb : 1, A,
-                                 lda > 0 ? lda : 1, &beta, C, ldc));
-        return;
-    }
-    CUBLAS_CHECK(cublasSgemm(cx->cublas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K,
-                             &one, B, ldb, A, lda, &beta, C, ldc));
 }

@@ -1,6 +1,6 @@
 /* cuda_common.cuh: what every .cu file of engine/ops/cuda shares: the checked-call macros
  * (ggml's CUDA_CHECK_GEN: one helper, the statement text, the library's message, file:line),
- * struct cuda_ctx (stream, cuDNN / cuBLAS handles, grow-only workspaces, the conv algorithm
+ * struct backend_ctx (stream, cuDNN / cuBLAS handles, grow-only workspaces, the conv algorithm
  * cache) and small launch helpers. C++ (nvcc) only; C callers see ops_cuda.h.
  * Not here: the ops (one .cu per op family), the backend vtable (backend/backend_cuda.c). */
 #ifndef TIPC_CUDA_COMMON_CUH
@@ -55,7 +55,7 @@ struct conv_plan {
     size_t ws_fwd, ws_data, ws_filter;     /* bytes */
 };
 
-struct cuda_ctx {
+struct backend_ctx {
     int device;
     int sm_count;
     int tf32;                              /* TIPC_CUDA_TF32=1: TF32 tensor cores in cuBLAS/cuDNN */
@@ -78,18 +78,18 @@ struct cuda_ctx {
 
 /* Grow-only device buffers of the context (cudaMalloc only when a bigger one is needed: the
  * first step of a shape; later steps reuse them). The old contents are not kept. */
-void *cuda_ws(struct cuda_ctx *cx, size_t bytes);
-void *cuda_red(struct cuda_ctx *cx, size_t bytes);
-float *cuda_coef(struct cuda_ctx *cx, size_t floats);
+void *cuda_ws(struct backend_ctx *cx, size_t bytes);
+void *cuda_red(struct backend_ctx *cx, size_t bytes);
+float *cuda_coef(struct backend_ctx *cx, size_t floats);
 
 /* Row-major GEMM as ops/cpu/gemm.c's gemm_cpu: C (M, N) = op(A) op(B) + beta C, through cuBLAS. */
-void gemm_cuda(struct cuda_ctx *cx, int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
+void gemm_cuda(struct backend_ctx *cx, int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
                int ldb, float beta, float *C, int ldc);
 
 /* Blocks for a grid-stride loop over n items with `threads` per block (capped: the loop covers the
  * rest). n < 2^31: the loops index in 32 bits (64-bit division is a long instruction sequence, and
  * the kernels divide to find channels and pixels). */
-static inline unsigned grid_for(size_t n, int threads, const struct cuda_ctx *cx)
+static inline unsigned grid_for(size_t n, int threads, const struct backend_ctx *cx)
 {
     CUDA_REQUIRE(n < ((size_t)1 << 31), "a tensor of 2^31 or more elements");
     size_t b = (n + (size_t)threads - 1) / (size_t)threads;
@@ -100,5 +100,13 @@ static inline unsigned grid_for(size_t n, int threads, const struct cuda_ctx *cx
 
 #define GRID_STRIDE(i, n) \
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += gridDim.x * blockDim.x)
+
+/* Launch an elementwise grid-stride kernel over n items on cx's stream (cx in scope), checked. */
+#define LAUNCH1_THREADS 256
+#define LAUNCH1(kern, n, ...)                                                               \
+    do {                                                                                    \
+        kern<<<grid_for((n), LAUNCH1_THREADS, cx), LAUNCH1_THREADS, 0, cx->stream>>>(__VA_ARGS__); \
+        LAUNCH_CHECK();                                                                     \
+    } while (0)
 
 #endif

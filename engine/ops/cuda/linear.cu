@@ -18,7 +18,7 @@ __global__ void bias_grad_kernel(float *db, const float *dout, int N, int Co)
     }
 }
 
-extern "C" void linear_forward_cuda(struct cuda_ctx *cx, float *out, const float *in, const float *w, const float *b,
+extern "C" void linear_forward_cuda(struct backend_ctx *cx, float *out, const float *in, const float *w, const float *b,
                                     int N, int Ci, int Co)
 {
     /* out (N, Co) = in (N, Ci) . w^T (Ci, Co) */
@@ -29,7 +29,7 @@ extern "C" void linear_forward_cuda(struct cuda_ctx *cx, float *out, const float
     LAUNCH_CHECK();
 }
 
-extern "C" void linear_backward_cuda(struct cuda_ctx *cx, float *din, float *dw, float *db, const float *dout,
+extern "C" void linear_backward_cuda(struct backend_ctx *cx, float *din, float *dw, float *db, const float *dout,
                                      const float *in, const float *w, int N, int Ci, int Co, int acc)
 {
     /* dw (Co, Ci) += dout^T (Co, N) . in (N, Ci) */

@@ -84,7 +84,7 @@ __global__ void xent_backward_kernel(float *dlogits, const float *probs, const i
 }
 
 /* labels (host) -> the context's device copy */
-static const int32_t *labels_to_device(struct cuda_ctx *cx, const int32_t *labels, int N)
+static const int32_t *labels_to_device(struct backend_ctx *cx, const int32_t *labels, int N)
 {
     if ((size_t)N > cx->label_cap) {
         CUDA_CHECK(cudaStreamSynchronize(cx->stream));
@@ -97,14 +97,14 @@ static const int32_t *labels_to_device(struct cuda_ctx *cx, const int32_t *label
     return cx->labels;
 }
 
-extern "C" void softmax_forward_cuda(struct cuda_ctx *cx, float *out, const float *in, int N, int K)
+extern "C" void softmax_forward_cuda(struct backend_ctx *cx, float *out, const float *in, int N, int K)
 {
     if (N <= 0) return;
     softmax_kernel<<<N, ROW_THREADS, 0, cx->stream>>>(out, in, K);
     LAUNCH_CHECK();
 }
 
-extern "C" float xent_forward_cuda(struct cuda_ctx *cx, float *probs, const float *logits, const int32_t *labels,
+extern "C" float xent_forward_cuda(struct backend_ctx *cx, float *probs, const float *logits, const int32_t *labels,
                                    int N, int K, float eps)
 {
     CUDA_REQUIRE(N > 0 && K > 0, "empty batch");
@@ -120,7 +120,7 @@ extern "C" float xent_forward_cuda(struct cuda_ctx *cx, float *probs, const floa
     return (float)loss;
 }
 
-extern "C" void xent_backward_cuda(struct cuda_ctx *cx, float *dlogits, const float *probs, const int32_t *labels,
+extern "C" void xent_backward_cuda(struct backend_ctx *cx, float *dlogits, const float *probs, const int32_t *labels,
                                    int N, int K, float eps)
 {
     const int32_t *y = labels_to_device(cx, labels, N);

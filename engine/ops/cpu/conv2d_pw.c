@@ -1,4 +1,4 @@
-/* pwconv.c: the inference pointwise conv: out (M, Co) = act(in (M, Ci) . w^T + bias) with the
+/* conv2d_pw.c: the inference pointwise conv: out (M, Co) = act(in (M, Ci) . w^T + bias) with the
  * weights packed once into 16-column panels, a register-blocked 8x32 kernel and the epilogue
  * applied in registers before the one store. At batch 1 these GEMMs are small (M = 49..3136,
  * Ci, Co = 16..576) and OpenBLAS re-packed both operands on every call: that and the separate

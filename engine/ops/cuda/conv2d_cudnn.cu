@@ -1,4 +1,4 @@
-/* conv_cudnn.cu: the general grouped convolution (the stem, grouped convs, depthwise kernels our
+/* conv2d_cudnn.cu: the general grouped convolution (the stem, grouped convs, depthwise kernels our
  * own kernels do not cover) through cuDNN's convolution API on NHWC tensors. Per shape, one plan:
  * descriptors plus the forward / backward-data / backward-filter algorithms, picked once
  * (cudnnGet_v7 heuristics, so a seed repeats bit for bit; TIPC_CUDNN_FIND=1 times them with
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cuda_common.cuh"
-#include "conv_cuda.h"
+#include "conv2d_cudnn.h"
 extern "C" {
 #include "../../../core/check.h"
 }
@@ -45,7 +45,7 @@ __global__ void krsc_add_to_kcrs_kernel(float *dw, const float *dwt, int Cout, i
  * determinism; 2 the result's own math type (may be TF32), with a warning. *math and *ws get
  * the choice; -1 if none. ws(algo, &bytes) queries the workspace with the descriptor's math set. */
 template <typename Perf, typename WsFn>
-static int choose(struct cuda_ctx *cx, struct conv_plan *pl, const Perf *p, int n, int det, WsFn ws,
+static int choose(struct backend_ctx *cx, struct conv_plan *pl, const Perf *p, int n, int det, WsFn ws,
                   cudnnMathType_t *math, size_t *bytes)
 {
     for (int pass = 0; pass < 3; pass++)
@@ -64,7 +64,7 @@ static int choose(struct cuda_ctx *cx, struct conv_plan *pl, const Perf *p, int 
     return -1;
 }
 
-static void plan_init(struct cuda_ctx *cx, struct conv_plan *pl, const struct conv2d_desc *d)
+static void plan_init(struct backend_ctx *cx, struct conv_plan *pl, const struct conv2d_desc *d)
 {
     memset(pl, 0, sizeof *pl);
     pl->d = *d;
@@ -85,7 +85,7 @@ static void plan_init(struct cuda_ctx *cx, struct conv_plan *pl, const struct co
     CUDA_REQUIRE(n == d->N && c == d->Cout && h == d->Ho && w == d->Wo, "cuDNN output shape differs from ops.h's");
 }
 
-static struct conv_plan *plan_get(struct cuda_ctx *cx, const struct conv2d_desc *d)
+static struct conv_plan *plan_get(struct backend_ctx *cx, const struct conv2d_desc *d)
 {
     for (int i = 0; i < cx->nplans; i++)
         if (!memcmp(&cx->plans[i].d, d, sizeof *d)) return &cx->plans[i];
@@ -98,7 +98,7 @@ static struct conv_plan *plan_get(struct cuda_ctx *cx, const struct conv2d_desc 
     return pl;
 }
 
-static void find_fwd(struct cuda_ctx *cx, struct conv_plan *pl)
+static void find_fwd(struct backend_ctx *cx, struct conv_plan *pl)
 {
     cudnnConvolutionFwdAlgoPerf_t p[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int n = 0;
@@ -117,7 +117,7 @@ static void find_fwd(struct cuda_ctx *cx, struct conv_plan *pl)
     pl->have_fwd = 1;
 }
 
-static void find_bwd(struct cuda_ctx *cx, struct conv_plan *pl)
+static void find_bwd(struct backend_ctx *cx, struct conv_plan *pl)
 {
     cudnnConvolutionBwdDataAlgoPerf_t pd[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
     cudnnConvolutionBwdFilterAlgoPerf_t pf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
@@ -150,7 +150,7 @@ static void find_bwd(struct cuda_ctx *cx, struct conv_plan *pl)
 
 static size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
 
-void conv2d_forward_cudnn(struct cuda_ctx *cx, float *out, const float *in, const float *w,
+void conv2d_forward_cudnn(struct backend_ctx *cx, float *out, const float *in, const float *w,
                           const struct conv2d_desc *d)
 {
     struct conv_plan *pl = plan_get(cx, d);
@@ -168,7 +168,7 @@ void conv2d_forward_cudnn(struct cuda_ctx *cx, float *out, const float *in, cons
                                         pl->ws_fwd, &zero, pl->y, out));
 }
 
-void conv2d_backward_cudnn(struct cuda_ctx *cx, float *din, float *dw, const float *dout, const float *in,
+void conv2d_backward_cudnn(struct backend_ctx *cx, float *din, float *dw, const float *dout, const float *in,
                            const float *w, const struct conv2d_desc *d, int acc)
 {
     struct conv_plan *pl = plan_get(cx, d);
