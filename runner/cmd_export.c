@@ -76,10 +76,12 @@ int cmd_export(int argc, char **argv)
         /* the pair is published as a unit: both written and synced first, then renamed together,
          * so DIR never holds a new inference.tipc beside an old inference.onnx */
         char *p = xasprintf("%s/inference.tipc", dir), *q = xasprintf("%s/inference.onnx", dir);
-        struct staged_file pair[2];
-        st = infer_write(&m, p, &pair[0]);
-        if (st == TIPC_OK && (st = onnx_write(&m, q, &pair[1])) != TIPC_OK) staged_abort(&pair[0]);
-        if (st == TIPC_OK) st = staged_publish(pair, 2);
+        struct staged_file set[3]; /* and the label list the ONNX model names */
+        st = infer_write(&m, p, &set[0]);
+        if (st == TIPC_OK && (st = onnx_write(&m, q, &set[1])) != TIPC_OK) staged_abort(&set[0]);
+        if (st == TIPC_OK && (st = onnx_write_labels(dir, m.num_classes, &set[2])) != TIPC_OK)
+            staged_abort(&set[0]), staged_abort(&set[1]);
+        if (st == TIPC_OK) st = staged_publish(set, 3);
         free(p);
         free(q);
     }

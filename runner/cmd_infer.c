@@ -130,9 +130,12 @@ static void autolog_report(const struct infer_flags *f, int n_images, const doub
     autolog_line(" CUDNN_version: None");
     autolog_line(" drivier_version: None");
     autolog_line("---------------------- Paddle info ----------------------");
-    autolog_line(" paddle_version: tipc %s", TIPC_VERSION);
+    /* Paddle's log parsers read these keys and expect a version string: no Paddle ran, so the
+     * version a Paddle source build reports (0.0.0); tipc names itself on a key of its own. */
+    autolog_line(" paddle_version: 0.0.0");
     autolog_line(" paddle_commit: None");
     autolog_line(" log_api_version: 1.0");
+    autolog_line(" tipc_version: %s", TIPC_VERSION);
     autolog_line("----------------------- Conf info -----------------------");
     autolog_line(" runtime_device: %s", f->use_gpu ? "gpu" : "cpu");
     autolog_line(" ir_optim: True");

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"      /* defines: cmd_run */
@@ -13,6 +12,8 @@
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
 #include "tee.h"       /* defines: tee_start, tee_finish */
+#include "report_html.h" /* defines: report_html */
+#include "../engine/io/metrics.h" /* defines: metrics_create, metrics_emit */
 #include "../core/check.h"
 #include "../core/options.h"   /* defines: opt_parse */
 #include "../core/staged.h"
@@ -156,13 +157,18 @@ static enum tipc_status run_one(const struct plan *p, int i, int k, int total, c
     }
     char *name = xasprintf("%s.%s.%s%s%s%s", p->model, p->mode, kind, *s->matrix ? "[" : "", s->matrix,
                            *s->matrix ? "]" : "");
-    double t0 = now_seconds(), wall = (double)time(NULL);
+    double t0 = now_seconds(), wall = metrics_now();
     int status = run_stage(s, se, name, log ? &tee : NULL);
     double secs = now_seconds() - t0;
     if (log) st = tee_finish(&tee);
     if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
-    enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, NULL, wall,
+    /* our own commands' exit codes have documented meanings: say which (README's table) */
+    const char *meaning = status > 0 && s->cl.argc > 0 && !strcmp(s->cl.argv[0], "tipc")
+                              ? tipc_status_name((enum tipc_status)status) : "unknown";
+    char *why = strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
+    enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, why, wall,
                                        secs, s->line);
+    free(why);
     done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
     free(name);
     free(log);
@@ -188,27 +194,37 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines"};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
+    struct metrics mx;
+    if (st == TIPC_OK) st = metrics_create(&mx, metrics + strlen("TIPC_METRICS="));
+    if (st == TIPC_OK) st = report_emit_run(&r, &mx);
     int total = plan_count_runs(p);
     fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
     enum case_outcome *done = xcalloc((size_t)p->n + 1, sizeof *done);
     proc_signals_init();
-    for (int i = 0, k = 0; i < p->n && !proc_interrupted(); i++) {
+    for (int i = 0, k = 0; i < p->n && !proc_interrupted() && st == TIPC_OK; i++) {
         const struct stage *s = &p->st[i];
         if (s->kind == STAGE_NOTE) {
             printf("%s\n", s->cmd);
             continue;
         }
         enum tipc_status ws = run_one(p, i, ++k, total, &se, own, &r, done);
-        if (ws != TIPC_OK) st = ws;
+        if (ws == TIPC_OK) ws = report_emit_stage(&r, r.n - 1, &mx);
+        if (ws != TIPC_OK) st = ws; /* a log or the metrics file cannot be written: stop */
     }
     report_summary(&r, stderr, stdout);
-    char *own_junit = xasprintf("%s/junit.xml", own);
+    enum tipc_status ms = report_emit_summary(&r, &mx);
+    if (st == TIPC_OK) st = ms;
+    metrics_close(&mx);
+    char *own_junit = xasprintf("%s/junit.xml", own), *html = xasprintf("%s/report.html", own);
     const char *junits[] = {own_junit, a->junit};
     for (int j = 0; j < 2; j++) {
         if (!junits[j]) continue;
         enum tipc_status js = report_junit(&r, junits[j]);
         if (js != TIPC_OK && st == TIPC_OK) st = js;
     }
+    enum tipc_status hs = report_html(&r, metrics + strlen("TIPC_METRICS="), html);
+    if (hs != TIPC_OK && st == TIPC_OK) st = hs;
+    free(html);
     if (proc_interrupted()) {
         error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, total);
         st = TIPC_EINTR;

@@ -13,6 +13,7 @@
 #include "../core/parse.h"
 #include "../engine/backend/backend.h"
 #include "../engine/model/trainer.h"
+#include "../engine/model/train_log.h"
 #include "../engine/dist/comm.h"
 #include "../core/banned.h"
 
@@ -43,6 +44,7 @@ static int env_int(const char *a, const char *b, int dflt)
 
 struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *model;
+    const char *metrics, *stage, *progress;   /* set by `tipc run` through the environment */
     struct opt_list over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world;
     double lr;
@@ -127,6 +129,10 @@ int cmd_train(int argc, char **argv)
          "a collective that takes longer fails naming the rank (default 300)", "TIPC_COMM_TIMEOUT", NULL},
         {"--watchdog", NULL, OPT_INT, &f.comm.watchdog_s, NULL, 0, 86400, "S",
          "abort the job when a collective is stuck this long (0: the timeout + 5 s)", "TIPC_WATCHDOG", NULL},
+        {"TIPC_METRICS", NULL, OPT_STR, &f.metrics, NULL, 0, 0, "FILE", "append the training metrics (JSON lines) to FILE (set by tipc run)", "TIPC_METRICS", NULL},
+        {"TIPC_STAGE", NULL, OPT_STR, &f.stage, NULL, 0, 0, "NAME", "this stage's name in the run's report (set by tipc run)", "TIPC_STAGE", NULL},
+        {"TIPC_PROGRESS", NULL, OPT_STR, &f.progress, NULL, 0, 0, "bar|lines|none",
+         "progress display (default: a bar when stderr is a terminal, else lines)", "TIPC_PROGRESS", NULL},
         {0},
     };
     const struct opt_cmd cmd = {.name = "train", .synopsis = "[-c YAML] [-o Section.key=value]... [options]",
@@ -174,7 +180,12 @@ int cmd_train(int argc, char **argv)
         backend_cpu_set_threads(o.threads);
         if (o.pretrained && o.resume) warning_msg("--resume given: --pretrained '%s' is ignored", o.pretrained);
         if (o.resume) o.pretrained = NULL;
-        st = train_run(&o);
+        /* `tipc run` says where the run's metrics go, this stage's report name and how to show progress */
+        struct train_log tl;
+        st = train_log_open(&tl, f.metrics, f.stage, train_log_style(f.progress, o.world), o.rank, o.world);
+        o.log = &tl;
+        if (st == TIPC_OK) st = train_run(&o);
+        train_log_close(&tl);
     }
     comm_free(o.comm);
     backend_close(&o.be);

@@ -6,9 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "version.h"
+#include "xml_text.h"
+#include "../engine/io/metrics.h"
 #include "../core/check.h"
+#include "../core/staged.h"
 #include "../core/banned.h"
 
 #define GREEN "\033[32m"
@@ -190,7 +195,7 @@ void report_summary(const struct report *r, FILE *table, FILE *out)
 
 enum tipc_status report_write_file(const char *path, const void *data, size_t len, const char *what)
 {
-    char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+    char *tmp = temp_name(path);   /* our temp name: a killed write's leftover is swept (core/staged.h) */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     int err = fd < 0 ? errno : 0;
     for (size_t off = 0; !err && off < len;) {
@@ -206,4 +211,58 @@ enum tipc_status report_write_file(const char *path, const void *data, size_t le
     free(tmp);
     if (err) return error_at(TIPC_EIO, path, 0, "cannot write %s: %s", what, strerror(err));
     return TIPC_OK;
+}
+
+/* A JSON string of any bytes (json_string refuses invalid UTF-8). */
+static json_t *jstr(const char *s)
+{
+    char *c = xml_text_clean_str(s);
+    json_t *j = json_string(c);
+    free(c);
+    return j;
+}
+
+enum tipc_status report_emit_run(const struct report *r, struct metrics *m)
+{
+    struct utsname u;
+    char os[200] = "?";
+    if (uname(&u) == 0) snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
+    json_t *o = json_object();
+    json_object_set_new(o, "model", jstr(r->model));
+    json_object_set_new(o, "mode", jstr(r->mode));
+    json_object_set_new(o, "config", jstr(r->config));
+    json_object_set_new(o, "host", jstr(r->hostname));
+    json_object_set_new(o, "os", jstr(os));
+    json_object_set_new(o, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    json_object_set_new(o, "tipc_version", json_string(TIPC_VERSION));
+    json_object_set_new(o, "started", json_real(r->started));
+    return metrics_emit(m, "run", o);
+}
+
+enum tipc_status report_emit_stage(const struct report *r, int i, struct metrics *m)
+{
+    const struct report_case *c = &r->c[i];
+    char *name = report_case_name(r, c);
+    json_t *o = json_object();
+    json_object_set_new(o, "k", json_integer(i + 1));
+    json_object_set_new(o, "name", jstr(name));
+    json_object_set_new(o, "kind", jstr(c->kind));
+    json_object_set_new(o, "outcome", json_string(c->outcome == CASE_PASSED   ? "passed"
+                                                  : c->outcome == CASE_FAILED ? "failed"
+                                                                              : "skipped"));
+    json_object_set_new(o, "status", json_integer(c->status));
+    json_object_set_new(o, "reason", c->reason ? jstr(c->reason) : json_null());
+    json_object_set_new(o, "started", json_real(c->started));
+    json_object_set_new(o, "seconds", json_real(c->seconds));
+    json_object_set_new(o, "log", c->log_path ? jstr(c->log_path) : json_null());
+    json_object_set_new(o, "command", jstr(c->cmd));
+    free(name);
+    return metrics_emit(m, "stage", o);
+}
+
+enum tipc_status report_emit_summary(const struct report *r, struct metrics *m)
+{
+    return metrics_emit(m, "summary", json_pack("{s:i, s:i, s:i, s:f}", "passed", report_count(r, CASE_PASSED),
+                                                "failed", report_count(r, CASE_FAILED), "skipped",
+                                                report_count(r, CASE_SKIPPED), "seconds", wall_seconds() - r->started));
 }

@@ -72,6 +72,13 @@ int report_count(const struct report *r, enum case_outcome o);
 int report_failed(const struct report *r);
 /* The end-of-run table (to `table`, usually stderr), then `N passed, N failed, N skipped` to `out`. */
 void report_summary(const struct report *r, FILE *table, FILE *out);
+struct metrics;
+/* Append the run's environment ("run"), case i ("stage") or the counts ("summary") to the metrics
+ * file (engine/io/metrics.h). Strings are cleaned to valid UTF-8 first. */
+enum tipc_status report_emit_run(const struct report *r, struct metrics *m);
+enum tipc_status report_emit_stage(const struct report *r, int i, struct metrics *m);
+enum tipc_status report_emit_summary(const struct report *r, struct metrics *m);
+
 /* Write JUnit XML atomically (temp file + rename); see report_junit.c. */
 enum tipc_status report_junit(const struct report *r, const char *path);
 

@@ -25,23 +25,24 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-static void log_flush_line(struct tee *t)
+static void log_flush_line(struct tee *t, int k)
 {
-    if (t->len && !t->write_err) t->write_err = write_all(t->log_fd, t->line, t->len);
-    t->len = 0;
+    if (t->len[k] && !t->write_err) t->write_err = write_all(t->log_fd, t->line[k], t->len[k]);
+    t->len[k] = 0;
 }
 
-/* Into the log: complete lines; a '\r' not followed by '\n' starts the line over. */
-static void log_bytes(struct tee *t, const char *p, size_t n)
+/* Into the log: complete lines (the two streams' lines do not mix); a '\r' not followed by '\n'
+ * starts the line over, as on a terminal. */
+static void log_bytes(struct tee *t, int k, const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         char c = p[i];
-        if (t->cr && c != '\n') t->len = 0; /* the terminal would overwrite the line */
-        t->cr = c == '\r';
-        if (t->cr) continue;
-        t->line = xgrow(t->line, 1, t->len + 1, &t->cap);
-        t->line[t->len++] = c;
-        if (c == '\n' || t->len >= TEE_LINE_MAX) log_flush_line(t);
+        if (t->cr[k] && c != '\n') t->len[k] = 0; /* the terminal would overwrite the line */
+        t->cr[k] = c == '\r';
+        if (t->cr[k]) continue;
+        t->line[k] = xgrow(t->line[k], 1, t->len[k] + 1, &t->cap[k]);
+        t->line[k][t->len[k]++] = c;
+        if (c == '\n' || t->len[k] >= TEE_LINE_MAX) log_flush_line(t, k);
     }
 }
 
@@ -70,13 +71,15 @@ static void *tee_thread(void *arg)
                 continue;
             }
             (void)write_all(k == 0 ? 1 : 2, buf, (size_t)n); /* the console is best effort; the log is not */
-            log_bytes(t, buf, (size_t)n);
+            log_bytes(t, k, buf, (size_t)n);
         }
     }
     for (int k = 0; k < 2; k++)
         if (t->rd[k] >= 0) close(t->rd[k]), t->rd[k] = -1;
-    if (t->cr) t->len = 0;
-    log_flush_line(t);
+    for (int k = 0; k < 2; k++) {
+        if (t->cr[k]) t->len[k] = 0;
+        log_flush_line(t, k); /* a last line without '\n' */
+    }
     return NULL;
 }
 
@@ -121,8 +124,9 @@ enum tipc_status tee_finish(struct tee *t)
     int err = t->write_err;
     if (fsync(t->log_fd) != 0 && !err && errno != EINVAL) err = errno;
     if (close(t->log_fd) != 0 && !err) err = errno;
-    free(t->line);
-    t->line = NULL;
+    free(t->line[0]);
+    free(t->line[1]);
+    t->line[0] = t->line[1] = NULL;
     if (err) return error_at(TIPC_EIO, t->log_path, 0, "cannot write stage log: %s", strerror(err));
     return TIPC_OK;
 }

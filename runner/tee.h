@@ -1,7 +1,7 @@
 /* tee.h: keep a copy of a stage's output in a log while it still reaches the terminal/CI console.
  * For stages whose command does not redirect its own output (training, in every harness): the
  * child's stdout and stderr are pipes; a thread copies each to tipc's own stdout/stderr and both,
- * interleaved as they come, to the log. The log gets what a terminal finally shows: a line
+ * line by line as they come, to the log. The log gets what a terminal finally shows: a line
  * redrawn with '\r' (a progress bar) keeps only its last state. */
 #ifndef TIPC_TEE_H
 #define TIPC_TEE_H
@@ -18,9 +18,9 @@ struct tee {
     pthread_t thread;
     atomic_int child_done;      /* set by tee_finish: stop once the pipes go quiet */
     int write_err;              /* errno of the first failed log write, 0 if none */
-    char *line;                 /* the log line being built */
-    size_t len, cap;
-    bool cr;                    /* a '\r' was just seen */
+    char *line[2];              /* the log line being built, per stream (stdout, stderr) */
+    size_t len[2], cap[2];
+    bool cr[2];                 /* a '\r' was just seen */
 };
 
 /* Create the log (truncated; no symlink followed) and the pipes, start the copying thread. */

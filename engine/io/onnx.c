@@ -1,5 +1,6 @@
 /* onnx.c: see onnx.h. Every allocation made while building the protobuf tree goes into one
  * pool freed after packing. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "binfile.h"
 #include "onnx.h"
 #include "../../core/check.h"
+#include "../../core/staged.h"
 #include "../../core/banned.h"
 
 struct pool { void **p; size_t n, cap; };
@@ -206,6 +208,53 @@ static void add_layer(struct gb *b, const struct infer_model *m, int i)
     }
 }
 
+/* The preprocessing the graph expects, for whoever deploys it elsewhere (docs/engine.md): the
+ * normalisation of net_set_input_u8 (engine/ops/cpu/act.c) and tipc infer's resize + crop. */
+static void add_meta(struct pool *pl, Onnx__ModelProto *mp, const char *key, const char *value)
+{
+    Onnx__StringStringEntryProto *e = palloc(pl, sizeof *e);
+    onnx__string_string_entry_proto__init(e);
+    e->key = pstr(pl, key);
+    e->value = pstr(pl, value);
+    mp->metadata_props[mp->n_metadata_props++] = e;
+}
+
+static void add_preprocessing(struct pool *pl, Onnx__ModelProto *mp, const struct infer_model *m)
+{
+    char buf[64];
+    int R = m->slots[0].H;
+    mp->metadata_props = palloc(pl, sizeof *mp->metadata_props * 16);
+    add_meta(pl, mp, "model", m->model[0] ? m->model : "mobilenet_v3_small");
+    add_meta(pl, mp, "preprocess.color", "RGB");
+    add_meta(pl, mp, "preprocess.layout", "NCHW");
+    add_meta(pl, mp, "preprocess.scale", "0.00392156862745098"); /* 1/255: pixels to [0, 1] first */
+    add_meta(pl, mp, "preprocess.mean", "0.485,0.456,0.406");
+    add_meta(pl, mp, "preprocess.std", "0.229,0.224,0.225");
+    snprintf(buf, sizeof buf, "%d", (R * 256 + 112) / 224);
+    add_meta(pl, mp, "preprocess.resize_short", buf);
+    snprintf(buf, sizeof buf, "%d", R);
+    add_meta(pl, mp, "preprocess.center_crop", buf);
+    add_meta(pl, mp, "preprocess.interpolation", "bilinear, no antialiasing");
+    snprintf(buf, sizeof buf, "%d", m->num_classes);
+    add_meta(pl, mp, "num_classes", buf);
+    add_meta(pl, mp, "outputs", "probs: softmax (N, num_classes); logits: (N, num_classes)");
+    add_meta(pl, mp, "labels", ONNX_LABEL_FILE);
+}
+
+enum tipc_status onnx_write_labels(const char *dir, int num_classes, struct staged_file *out)
+{
+    char *path = xasprintf("%s/%s", dir, ONNX_LABEL_FILE);
+    enum tipc_status st = staged_open(out, path);
+    free(path);
+    if (st != TIPC_OK) return st;
+    for (int k = 0; k < num_classes; k++) {
+        char line[48];
+        int n = snprintf(line, sizeof line, "%d class_%d\n", k, k);
+        staged_write(out, line, (size_t)n);
+    }
+    return staged_finish(out);
+}
+
 enum tipc_status onnx_write(const struct infer_model *m, const char *path, struct staged_file *out)
 {
     struct pool pl = {0};
@@ -230,6 +279,7 @@ enum tipc_status onnx_write(const struct infer_model *m, const char *path, struc
     mp.producer_name = pstr(&pl, "tipc");
     mp.producer_version = pstr(&pl, "1");
     mp.graph = &g;
+    add_preprocessing(&pl, &mp, m);
     size_t n = onnx__model_proto__get_packed_size(&mp);
     uint8_t *buf = xmalloc(n);
     onnx__model_proto__pack(&mp, buf);

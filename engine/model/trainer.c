@@ -13,6 +13,7 @@
 #include "source.h"
 #include "train_step.h"
 #include "trainer.h"
+#include "train_log.h"
 #include "../../core/check.h"
 #include "../../core/staged.h"
 #include "../../core/time.h"
@@ -172,13 +173,20 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
         ss.loss += s.loss, ss.seen += b0->n, ss.steps++;
         topk_hits(logits, b0->labels, b0->n, K, &ss.h1, &ss.h5);
-        if (o->rank == 0 && (ss.steps == r->print_freq || it == spe - 1)) {
-            printf("[Epoch %d, iter: %d] top1: %.5f, top5: %.5f, lr: %.5f, loss: %.5f, avg_reader_cost: %.5f sec, "
-                   "avg_batch_cost: %.5f sec, avg_samples: %.1f, avg_ips: %.5f images/sec.\n",
-                   m->epoch, it, (double)ss.h1 / ss.seen, (double)ss.h5 / ss.seen, lr, ss.loss / ss.steps,
-                   ss.reader / ss.steps, ss.batch / ss.steps, (double)ss.seen / ss.steps, ss.seen / ss.batch);
-            fflush(stdout);
+        if (o->log) train_log_tick(o->log, m->epoch, it, s.loss, lr, b0->n * (o->world > 1 ? o->world : mb->world));
+        if (ss.steps == r->print_freq || it == spe - 1) {
+            if (o->log) /* every rank: its own loss and img/s */
+                st = train_log_window(o->log, m->epoch, it, (long)m->step, ss.loss / ss.steps, lr,
+                                      100.0 * ss.h1 / ss.seen, ss.seen / ss.batch);
+            if (o->rank == 0) {
+                printf("[Epoch %d, iter: %d] top1: %.5f, top5: %.5f, lr: %.5f, loss: %.5f, avg_reader_cost: %.5f sec, "
+                       "avg_batch_cost: %.5f sec, avg_samples: %.1f, avg_ips: %.5f images/sec.\n",
+                       m->epoch, it, (double)ss.h1 / ss.seen, (double)ss.h5 / ss.seen, lr, ss.loss / ss.steps,
+                       ss.reader / ss.steps, ss.batch / ss.steps, (double)ss.seen / ss.steps, ss.seen / ss.batch);
+                fflush(stdout);
+            }
             memset(&ss, 0, sizeof ss);
+            if (st != TIPC_OK) break;
         }
     }
     free(logits);
@@ -268,13 +276,22 @@ enum tipc_status train_run(const struct train_opts *o)
     if ((st = dp_sync_from_rank0(&dp, &net, true)) != TIPC_OK) goto out;
     double a1, a5;
     if (o->test_only) {
-        if ((st = evaluate(o, &net, &val, &a1, &a5)) == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
+        if ((st = evaluate(o, &net, &val, &a1, &a5)) == TIPC_OK && o->log) st = train_log_eval(o->log, m.epoch, a1, a5);
+        if (st == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
+    if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch,
+                                        json_pack("{s:s, s:s, s:i, s:i, s:I, s:s}", "model", r->arch, "device", r->device,
+                                                  "batch_size", r->batch_size, "image_size", r->image_size, "params",
+                                                  (json_int_t)net.nparams, "output_dir", r->output_dir))) != TIPC_OK)
+        goto out;
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
         dp.comm_seconds = 0;
         if ((st = train_epoch(o, &net, &dp, &mb, &m)) != TIPC_OK) goto out;
+        if (o->log && (st = train_log_epoch(o->log, m.epoch, now_seconds() - t0,
+                                            (long)mb.tr[0].steps_per_epoch * r->batch_size * o->world)) != TIPC_OK)
+            goto out;
         if (o->comm && o->rank == 0)
             printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in %s\n", o->world,
                    comm_backend_name(o->comm), 100.0 * dp.comm_seconds / (now_seconds() - t0), m.epoch,
@@ -284,6 +301,7 @@ enum tipc_status train_run(const struct train_opts *o)
         bool best = false;
         if (r->eval_during_train) {
             if ((st = evaluate(o, &net, &val, &a1, &a5)) != TIPC_OK) goto out;
+            if (o->log && (st = train_log_eval(o->log, m.epoch, a1, a5)) != TIPC_OK) goto out;
             if (o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
             best = a1 >= m.best_acc1;
             if (best) m.best_acc1 = a1;

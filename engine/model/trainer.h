@@ -21,6 +21,7 @@
 #include "../backend/backend.h"
 
 struct comm;
+struct train_log;
 
 struct train_opts {
     struct recipe r;
@@ -40,6 +41,7 @@ struct train_opts {
                                  ranks in rank order and accumulates their gradients: what a
                                  data-parallel run without SyncBN computes (rank 0's BN statistics,
                                  checkpoints and log) */
+    struct train_log *log;    /* progress display and metrics file (train_log.h); NULL for none */
 };
 
 enum tipc_status train_run(const struct train_opts *o);

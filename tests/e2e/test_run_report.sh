@@ -6,7 +6,9 @@
 #  2. a failed train: its output is kept in OUTPUT/tipc/NN_train.log, passed through to stdout,
 #     and is the JUnit failure body; eval/export/infer are skipped with the reason, exit 1;
 #  3. test names are short and the same for two output dirs;
-#  4. colour: none in a pipe, none with NO_COLOR on a terminal, green/red on a terminal (a pty).
+#  4. colour: none in a pipe, none with NO_COLOR on a terminal, green/red on a terminal (a pty);
+#  5. a real rendezvous failure (the master port is taken) of the fleet config's training: its exit
+#     code 4 and meaning in the table and JUnit, its message in the failure body, the rest skipped.
 . "$ROOT/tests/e2e/lib.sh"
 CFG="$ROOT/tests/fixtures/golden/s6_train_infer/config.txt"
 XSD="$ROOT/tests/fixtures/jenkins-junit.xsd"
@@ -58,12 +60,15 @@ grep -q 'reason: exit status 4' err.txt || fail "table reason"
 
 # 2. a failed train: output kept, passed through, in the failure body; its chain skipped
 rm -rf test_tipc
-printf 'epoch 1 loss 2.30\nTraceback: CUDA out of memory\n' > trainout.txt
+printf 'epoch 1 loss 2.30\n\rtrain [#...]  10%%\rtrain [####] 100%%\nTraceback: CUDA out of memory\n' > trainout.txt
+# the log keeps what a terminal finally shows: a line redrawn with \r only in its last state
+printf 'epoch 1 loss 2.30\ntrain [####] 100%%\nTraceback: CUDA out of memory\n' > trainlog.want
 STUB_FAIL=train.py STUB_CAT="$PWD/trainout.txt" "$TIPC" run "$CFG" lite_train_lite_infer --junit junit2.xml > out.txt 2> err.txt
 assert_eq "$?" 1 "exit code after a failed train"
 assert_eq "$(tail -n 1 out.txt)" "0 passed, 2 failed, 8 skipped" "summary"
 grep -q '^Traceback: CUDA out of memory$' out.txt || fail "training output not passed through to stdout"
-cmp -s trainout.txt "$OUT/tipc/01_train.log" || fail "training output not kept in $OUT/tipc/01_train.log"
+cmp -s trainlog.want "$OUT/tipc/01_train.log" || fail "training output not kept in $OUT/tipc/01_train.log: $(cat -A "$OUT/tipc/01_train.log")"
+grep -q $'\rtrain \[#...\]  10%\rtrain' out.txt || fail "stdout is not passed through byte for byte"
 grep -q '^\[1/10\] train norm_train gpus=0 autocast=False$' err.txt || fail "no [1/10] line: $(head -3 err.txt)"
 grep -q '^\[2/10\] eval norm_train gpus=0 autocast=False: skipped (train\[norm_train gpus=0 autocast=False\] failed)$' err.txt ||
     fail "skip line: $(grep '^\[2/10\]' err.txt)"
@@ -124,4 +129,31 @@ rm -rf test_tipc
 NO_COLOR=1 STUB_FAIL=export_model.py python3 pty_run.py tty2.txt "$TIPC" run "$CFG" lite_train_lite_infer
 grep -q 'Run failed with command' tty2.txt || fail "pty run printed nothing"
 ! grep -q $'\033\[' tty2.txt || fail "escape codes with NO_COLOR=1"
+
+# 5. a real rendezvous failure: `tipc launch` cannot bind the master port (held by this listener)
+rm -rf test_tipc logs
+ln -s "$ROOT/configs" configs
+ln -s "$ROOT/images" images
+python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open("port.txt", "w").write(str(s.getsockname()[1])); time.sleep(60)' &
+holder=$!
+for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done
+port=$(cat port.txt)
+TIPC_MASTER=127.0.0.1:$port "$TIPC" run configs/mobilenet_v3_small/train_fleet_infer.txt lite_train_lite_infer \
+    --node_ip 127.0.0.1 --no-prepare --junit rdzv.xml > out.txt 2> err.txt
+rc=$?
+kill "$holder" 2>/dev/null
+assert_eq "$rc" 1 "exit code after a rendezvous failure"
+grep -q 'FAILED(4)' err.txt || fail "table: $(grep -A1 ' 1  train' err.txt)"
+grep -q 'reason: exit status 4 (tipc: distributed)' err.txt || fail "table reason: $(grep reason err.txt)"
+assert_eq "$(tail -n 1 out.txt)" "0 passed, 1 failed, 3 skipped" "summary after a rendezvous failure"
+python3 - rdzv.xml "$port" <<'PY' || fail "rendezvous failure in JUnit"
+import sys, xml.etree.ElementTree as ET
+c = ET.parse(sys.argv[1]).getroot().find("testsuite").find("testcase")
+f = c.find("failure")
+assert f.get("type") == "exit 4" and f.get("message") == "exit status 4 (tipc: distributed)", f.attrib
+assert f"port {sys.argv[2]} in use" in f.text, f.text
+PY
+xmllint --noout --schema "$XSD" rdzv.xml 2> xsd.err || fail "schema: $(head -5 xsd.err)"
 echo ok
