@@ -102,7 +102,7 @@ int cmd_train(int argc, char **argv)
          "DIR/train/<class>/... (missing DIR with DataLoader.synthetic=auto: built-in\nsynthetic images)", NULL, NULL},
         {"--epochs", NULL, OPT_INT, &f.epochs, &f.s_epochs, 0, 100000, "N", "epochs to train", NULL, NULL},
         {"--batch-size", "-b", OPT_INT, &f.batch, &f.s_batch, 1, 4096, "N", "images per step (and per eval batch)", NULL, NULL},
-        {"--lr", NULL, OPT_DOUBLE, &f.lr, &f.s_lr, 0, 100, "F", "learning rate", NULL, NULL},
+        {"--lr", NULL, OPT_DOUBLE, &f.lr, &f.s_lr, 0, 0, "F", "learning rate", NULL, NULL},
         {"--output-dir", NULL, OPT_STR, &f.output_dir, NULL, 0, 0, "DIR", "where checkpoints go", NULL, NULL},
         {"--pretrained", NULL, OPT_STR, &f.pretrained, NULL, 0, 0, "CKPT", "start from (or, with --test-only, evaluate) these weights", NULL, NULL},
         {"--test-only", NULL, OPT_SWITCH, &f.test_only, NULL, 0, 0, NULL, "evaluate --pretrained (or --resume) on the val split and exit", NULL, NULL},
