@@ -186,20 +186,31 @@ bench: bin/tipc
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB_SRCS := runner/config.c runner/plan.c runner/plan_step6.c runner/plan_full.c runner/cmdline.c core/check.c core/parse.c core/regfile.c
+FUZZ_LIB_SRCS := runner/config.c runner/plan.c runner/plan_step6.c runner/plan_full.c runner/cmdline.c \
+                 runner/rdzv_store.c runner/launch_opts.c runner/launch.c runner/launch_secret.c runner/launch_sched.c runner/cluster_env.c \
+                 engine/io/recipe.c core/check.c core/parse.c core/regfile.c core/options.c tests/fuzz/cmd_stub.c
+FUZZ_LIBS := $(shell pkg-config --libs libcrypto yaml-0.1 2>/dev/null) -lpthread -lm
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_SRCS)
-# Seeds: our configs, the test fixtures, and the real configs in ../shared when present.
+	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(shell pkg-config --cflags yaml-0.1) \
+	  -o $@ $< $(FUZZ_LIB_SRCS) $(FUZZ_LIBS)
+# Seeds: tests/fuzz/seeds/NAME/ when it exists (small, in git); else our configs, the test fixtures
+# and the real configs in ../shared. Corpora grow in build/fuzz/corpus-NAME (not in git).
 fuzz: $(FUZZ_BINS)
 	$(Q)for f in $(FUZZ_BINS); do n=$$(basename $$f); c=build/fuzz/corpus-$$n; mkdir -p $$c; \
+	  if [ -d tests/fuzz/seeds/$$n ]; then cp tests/fuzz/seeds/$$n/* $$c/; else \
 	  cp configs/*/*.txt $$c/ 2>/dev/null; find tests/fixtures -name '*.txt' -exec cp {} $$c/ \; 2>/dev/null; \
-	  cp ../shared/tipc-configs/*.txt $$c/ 2>/dev/null; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -close_fd_mask=2 -print_final_stats=1 $$c || exit 1; done
+	  cp ../shared/tipc-configs/*.txt $$c/ 2>/dev/null; fi; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -close_fd_mask=3 -print_final_stats=1 $$c || exit 1; done
 
+# PREFIX/bin/tipc, and PREFIX/share/tipc/{configs,images}: an installed config finds its recipe and
+# demo image there from any working directory (README "Running from anywhere").
+SHARE_DIR = $(DESTDIR)$(PREFIX)/share/tipc
 install: bin/tipc
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE_DIR)/images
 	install -m 755 bin/tipc $(DESTDIR)$(PREFIX)/bin/tipc
+	$(Q)for f in $$(find configs -type f | LC_ALL=C sort); do install -D -m 644 "$$f" "$(SHARE_DIR)/$$f" || exit 1; done
+	install -m 644 images/demo.jpg $(SHARE_DIR)/images/demo.jpg
 
 clean:
 	rm -rf build bin

@@ -270,7 +270,10 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
         unlink(part);
         kept = 0;
     }
-    error_msg(TIPC_EDATA, "cannot fetch '%s': %s", url, why);
+    if (o->has_fallback)   /* used by design when offline or upstream is down: no `error:` */
+        printf("prepare: note: cannot fetch '%s': %s\n", url, why);
+    else
+        error_msg(TIPC_EDATA, "cannot fetch '%s': %s", url, why);
     if (kept > 0) error_hint("%ld bytes kept in '%s'; the next try resumes from there", kept, part);
     free(part);
     return TIPC_EDATA;

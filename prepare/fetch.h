@@ -18,6 +18,7 @@ struct fetch_opts {
     long backoff_ms;         /* delay before the first retry, doubled each time (default 500) */
     long max_redirects;      /* (default 5) */
     bool quiet;              /* no progress output */
+    bool has_fallback;       /* the caller falls back (synthetic data): an unreachable URL is a note */
     long long max_bytes;     /* size cap: a body growing past it is cut and its .part removed
                               * (default TIPC_MAX_DOWNLOAD or 16 GiB; a manifest item's `size:`
                               * sets it to the exact expected size) */

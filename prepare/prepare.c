@@ -140,6 +140,7 @@ static enum tipc_status from_url(const struct manifest_item *it, const char *url
     char *dir = path_dirname(it->dest);
     char *cache = xasprintf("%s/.tipc-cache/%s", dir, url_basename(url, name, sizeof name));
     free(dir);
+    fo.has_fallback = it->fallback == FALLBACK_SYNTHETIC;
     enum tipc_status st = fetch_file(url, it->sha256, cache, &fo, downloaded);
     *fetched = st == TIPC_OK;
     if (st == TIPC_OK) st = extract_archive(cache, it->dest, it->archive_root, url);

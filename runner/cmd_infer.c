@@ -21,6 +21,7 @@
 #include "../core/regfile.h"
 #include "../core/staged.h"
 #include "../core/time.h"
+#include "../core/fs.h"     /* defines: self_exe_path */
 #include "../engine/data/jpeg.h"
 #include "../engine/infer/infer.h"
 #include "../core/banned.h"
@@ -34,7 +35,7 @@ static const char footer[] =
     "allows TF32 tensor cores on the GPU.\n";
 
 struct infer_flags {
-    const char *model_dir, *img_path, *in_raw, *out_raw;
+    const char *model_dir, *img_path, *in_raw, *out_raw, *device;
     int batch, threads, resize, crop, warmup, topk, max_batch;
     bool use_gpu, benchmark;
 };
@@ -251,15 +252,38 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
     return st;
 }
 
+/* The demo image when --img-path is not given: ./images/demo.jpg (Step6's default, the repository
+ * root), else the one installed with this binary (EXE/../share/tipc/images, or EXE/../images for
+ * bin/tipc in a checkout), so an installed tipc runs from any directory. malloc'ed. */
+static char *default_image(void)
+{
+    static const char *const REL[] = {"../share/tipc/images/demo.jpg", "../images/demo.jpg"};
+    struct stat st;
+    if (stat("./images/demo.jpg", &st) == 0) return xstrdup("./images/demo.jpg");
+    char *exe = self_exe_path(), *slash = exe ? strrchr(exe, '/') : NULL;
+    for (size_t i = 0; slash && i < sizeof REL / sizeof REL[0]; i++) {
+        char *p = xasprintf("%.*s/%s", (int)(slash - exe), exe, REL[i]);
+        if (stat(p, &st) == 0) {
+            free(exe);
+            return p;
+        }
+        free(p);
+    }
+    free(exe);
+    return xstrdup("./images/demo.jpg");   /* not found: list_images says so */
+}
+
 int cmd_infer(int argc, char **argv)
 {
-    struct infer_flags f = {.img_path = "./images/demo.jpg", .batch = 1, .topk = 5};
+    struct infer_flags f = {.batch = 1, .topk = 5};
     const struct opt opts[] = {
         {"--model-dir", NULL, OPT_STR, &f.model_dir, NULL, 0, 0, "DIR", "the exported model (required)", NULL, NULL},
-        {"--img-path", NULL, OPT_STR, &f.img_path, NULL, 0, 0, "PATH", "a JPEG, or a directory of them (default ./images/demo.jpg)", NULL, NULL},
+        {"--img-path", NULL, OPT_STR, &f.img_path, NULL, 0, 0, "PATH", "a JPEG, or a directory of them (default ./images/demo.jpg, else the\n"
+         "installed PREFIX/share/tipc/images/demo.jpg beside this tipc's bin/)", NULL, NULL},
         {"--batch-size", NULL, OPT_INT, &f.batch, NULL, 1, 4096, "N", "images per forward pass (default 1)", NULL, NULL},
         {"--max-batch-size", NULL, OPT_INT, &f.max_batch, NULL, 0, 4096, "N", "accepted for Step6's infer.py; not used", NULL, NULL},
         {"--use-gpu", NULL, OPT_BOOL, &f.use_gpu, NULL, 0, 0, "BOOL", "run on the CUDA device TIPC_DEVICE / LOCAL_RANK (default 0)", NULL, NULL},
+        {"--device", NULL, OPT_STR, &f.device, NULL, 0, 0, "cpu|gpu", "the same as --use-gpu False|True (the other commands' spelling)", NULL, NULL},
         {"--cpu-threads", NULL, OPT_INT, &f.threads, NULL, 0, 1024, "T", "CPU threads (default: all cores)", NULL, NULL},
         {"--benchmark", NULL, OPT_BOOL, &f.benchmark, NULL, 0, 0, "BOOL", "print the AutoLog-style timing summary (Step6 infer.py --benchmark)", NULL, NULL},
         {"--resize-size", NULL, OPT_INT, &f.resize, NULL, 0, 4096, "N", "resize the short side to N first (default: crop x 256/224)", NULL, NULL},
@@ -282,14 +306,23 @@ int cmd_infer(int argc, char **argv)
     if (f.batch < 1 || f.batch > 4096 || f.warmup < 0 || f.threads < 0 || f.resize < 0 || f.crop < 0)
         return error_msg(TIPC_EUSAGE, "infer: batch size 1..4096, warmup, threads, sizes >= 0");
     if (!f.in_raw != !f.out_raw) return error_msg(TIPC_EUSAGE, "infer: --input-raw and --output-raw go together");
+    if (f.device && strcmp(f.device, "cpu") && strcmp(f.device, "gpu"))
+        return error_msg(TIPC_EUSAGE, "infer: --device '%s': expected cpu or gpu", f.device);
+    if (f.device) f.use_gpu = !strcmp(f.device, "gpu");
     backend_cpu_fix_blas();
     backend_cpu_set_threads(f.threads);
     if (!f.threads) f.threads = omp_get_max_threads();
     struct backend be;
-    TRY(backend_open(&be, f.use_gpu ? "gpu" : "cpu", !f.benchmark));
+    enum tipc_status st = backend_open(&be, f.use_gpu ? "gpu" : "cpu", !f.benchmark);
+    if (st == TIPC_ENOTBUILT && !f.device)   /* the backend's hint names --device; say this command's */
+        error_hint("infer runs on the CPU with --use-gpu False");
+    if (st) return st;
+    char *image = f.img_path ? NULL : default_image();
+    if (image) f.img_path = image;
     char *model_path = xasprintf("%s/inference.tipc", f.model_dir);
-    enum tipc_status st = f.in_raw ? run_raw(&f, model_path, be) : run_images(&f, model_path, be);
+    st = f.in_raw ? run_raw(&f, model_path, be) : run_images(&f, model_path, be);
     free(model_path);
+    free(image);
     backend_close(&be);
     if (fflush(stdout) && st == TIPC_OK) st = TIPC_EIO;
     return st;

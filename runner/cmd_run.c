@@ -1,6 +1,7 @@
 /* cmd_run.c: `tipc run CONFIG MODE`: read the config, build the plan, run every stage as the
  * original harness does (a failed stage does not stop the later ones), report, exit 0/1. */
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include "plan.h"      /* defines: plan_build, struct stage */
 #include "proc.h"      /* defines: proc_run */
 #include "report.h"    /* defines: report_* */
+#include "run_cluster.h" /* defines: run_check_cluster */
+#include "plan_inputs.h" /* defines: plan_resolve_inputs */
 #include "tee.h"       /* defines: tee_start, tee_finish */
 #include "report_html.h" /* defines: report_html */
 #include "../engine/io/metrics.h" /* defines: metrics_create, metrics_emit */
@@ -104,22 +107,67 @@ struct stage_env {
     const char *self, *pod_ip;
     const char *metrics;   /* "TIPC_METRICS=PATH" */
     const char *progress;  /* "TIPC_PROGRESS=bar" or "=lines" */
+    const char *config, *mode;
 };
 
-static int run_stage(const struct stage *s, const struct stage_env *se, const char *name, struct tee *tee)
+/* A multi-node stage's job id and fingerprint, the same on every node of this run and different
+ * for another config, mode or stage: SHA-256 of the config's bytes, the mode, the node list and the
+ * stage's index. Two runs that meet on one master port are then told apart (launch: exit 4 naming
+ * both) instead of merging. A TIPC_JOB_ID of the user's is kept. */
+static void job_env(const char *config, const char *mode, const struct stage *s, int index, char **id, char **fp)
 {
-    const char *set[8] = {0}, *unset[2] = {0};
-    char *cvd = NULL, *stage = xasprintf("TIPC_STAGE=%s", name);
+    size_t n = 0;
+    char *bytes = NULL;
+    FILE *f = fopen(config, "rb");
+    if (f) {
+        bytes = xmalloc(1 << 20);
+        n = fread(bytes, 1, 1 << 20, f);
+        fclose(f);
+    }
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    char idx[16];
+    snprintf(idx, sizeof idx, "%d", index);
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) BUG("SHA-256 unavailable");
+    EVP_DigestUpdate(ctx, bytes ? bytes : "", n);
+    EVP_DigestUpdate(ctx, mode, strlen(mode) + 1);
+    EVP_DigestUpdate(ctx, s->ips, strlen(s->ips) + 1);
+    EVP_DigestUpdate(ctx, idx, strlen(idx));
+    EVP_DigestFinal_ex(ctx, md, &ml);
+    EVP_MD_CTX_free(ctx);
+    char h[33];
+    for (int i = 0; i < 16; i++) snprintf(h + 2 * i, 3, "%02x", md[i]);
+    const char *user = getenv("TIPC_JOB_ID");
+    *id = user && *user ? NULL : xasprintf("TIPC_JOB_ID=run-%.12s", h);
+    *fp = xasprintf("TIPC_JOB_FINGERPRINT=%s:%s", h, mode);
+    free(bytes);
+}
+
+static int run_stage(const struct stage *s, int index, const struct stage_env *se, const char *name,
+                     struct tee *tee)
+{
+    const char *set[10] = {0}, *unset[2] = {0};
+    char *cvd = NULL, *logdir = NULL, *stage = xasprintf("TIPC_STAGE=%s", name), *id = NULL, *fp = NULL;
     int ns = 0;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
+    if (s->rank_log_dir) set[ns++] = logdir = xasprintf("TIPC_LOG_DIR=%s", s->rank_log_dir);   /* under --output */
     if (se->pod_ip) set[ns++] = se->pod_ip;
     set[ns++] = se->metrics;
     set[ns++] = se->progress;
     set[ns++] = stage;
+    /* its output now goes through a pipe: keep Python's training log live, as on a terminal */
+    if (tee && !getenv("PYTHONUNBUFFERED")) set[ns++] = "PYTHONUNBUFFERED=1";
+    if (s->ips) {
+        job_env(se->config, se->mode, s, index, &id, &fp);
+        if (id) set[ns++] = id;
+        set[ns++] = fp;
+    }
     struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1};
     int status = proc_run(&s->cl, &env);
-    free(cvd);
+    free(cvd), free(id), free(fp);
+    free(logdir);
     free(stage);
     return status;
 }
@@ -158,7 +206,7 @@ static enum tipc_status run_one(const struct plan *p, int i, int k, int total, c
     char *name = xasprintf("%s.%s.%s%s%s%s", p->model, p->mode, kind, *s->matrix ? "[" : "", s->matrix,
                            *s->matrix ? "]" : "");
     double t0 = now_seconds(), wall = metrics_now();
-    int status = run_stage(s, se, name, log ? &tee : NULL);
+    int status = run_stage(s, i, se, name, log ? &tee : NULL);
     double secs = now_seconds() - t0;
     if (log) st = tee_finish(&tee);
     if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
@@ -191,7 +239,8 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     char *self = self_exe_path();
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
-    struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines"};
+    struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a->config,
+                           a->mode};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
     struct metrics mx;
@@ -253,8 +302,10 @@ int cmd_run(int argc, char **argv)
     struct plan_opts o = {a.output, a.gpuid};
     enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
     if (st == TIPC_OK) {
-        if (a.dry_run) print_plan(&p, &a);
-        else st = run_plan(&p, &a);
+        st = plan_resolve_inputs(&p, a.config);   /* before anything runs */
+        if (st == TIPC_OK) st = run_check_cluster(&p, a.config);
+        if (st == TIPC_OK && a.dry_run) print_plan(&p, &a);
+        else if (st == TIPC_OK) st = run_plan(&p, &a);
         plan_free(&p);
     }
     cfg_free(&cfg);

@@ -89,6 +89,27 @@ static bool host_is_one_of(const char *host, char **addrs)
     return hit;
 }
 
+bool launch_same_host(const char *a, const char *b)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai, *p;
+    if (getaddrinfo(a, NULL, &hints, &ai)) return false;
+    char **addrs = NULL;
+    size_t n = 0, cap = 0;
+    for (p = ai; p; p = p->ai_next) {
+        char buf[NI_MAXHOST];
+        if (getnameinfo(p->ai_addr, p->ai_addrlen, buf, sizeof buf, NULL, 0, NI_NUMERICHOST)) continue;
+        addrs = xgrow(addrs, sizeof *addrs, n + 2, &cap);
+        addrs[n++] = xstrdup(buf);
+    }
+    freeaddrinfo(ai);
+    if (!addrs) return false;
+    addrs[n] = NULL;
+    bool hit = host_is_one_of(b, addrs);
+    for (size_t i = 0; i < n; i++) free(addrs[i]);
+    free(addrs);
+    return hit;
+}
+
 int launch_match_node(char **ips, int nips, char **addrs)
 {
     int found = -1;
@@ -148,35 +169,31 @@ static enum tipc_status node_from_ifaddrs(struct launch_opts *o)
     return TIPC_EDIST;
 }
 
-/* Which env var, if any, tells the node index (OpenPAI, Slurm, torchrun). */
-static enum tipc_status node_from_env(struct launch_opts *o, bool *done)
+static enum tipc_status find_node(struct launch_opts *o)
 {
-    static const char *const VARS[] = {"PAI_TASK_INDEX", "SLURM_NODEID", "SLURM_PROCID", "NODE_RANK", NULL};
-    *done = false;
-    for (int k = 0; VARS[k]; k++) {
-        const char *v = getenv(VARS[k]);
-        if (!v || !*v) continue;
-        if (!parse_int(v, 0, LAUNCH_MAX_NODES - 1, &o->node_rank))
-            return error_msg(TIPC_EDIST, "launch: env %s='%s' is not a node index", VARS[k], v);
-        *done = true;
-        return TIPC_OK;
-    }
-    return TIPC_OK;
-}
-
-static enum tipc_status resolve_node(struct launch_opts *o)
-{
-    if (o->node_rank >= 0) return TIPC_OK;
     const char *ip = o->node_ip ? o->node_ip : getenv("POD_IP");
     const char *src = o->node_ip ? "--node_ip" : "POD_IP";
     if (ip && *ip && o->nips) return node_from_ip(o, ip, src);
-    bool done;
-    TRY(node_from_env(o, &done));
-    if (done) return TIPC_OK;
+    if (o->sched_rank >= 0) return o->node_rank = o->sched_rank, TIPC_OK;   /* launch_sched.c */
     if (o->nips) return node_from_ifaddrs(o);
     if (o->nnodes == 1) return o->node_rank = 0, TIPC_OK;
     return error_msg(TIPC_EUSAGE, "launch: cannot tell which of the %d nodes this is; give --ips or --node_rank",
                      o->nnodes);
+}
+
+/* The node index: flags, then POD_IP, the scheduler, this host's addresses; a scheduler that says
+ * otherwise than a flag or POD_IP is an error (two tasks would claim one node, or none a node). */
+static enum tipc_status resolve_node(struct launch_opts *o)
+{
+    bool given = o->node_rank >= 0;
+    if (!given) TRY(find_node(o));
+    if (o->sched_rank >= 0 && o->node_rank != o->sched_rank) {
+        error_msg(TIPC_EUSAGE, "launch: %s says this is node %d but %s says node %d", o->sched_rank_src, o->sched_rank,
+                  given ? "--node_rank" : o->node_ip ? "--node_ip" : "POD_IP", o->node_rank);
+        error_hint("drop the flag, or set TIPC_SCHEDULER=none to ignore the scheduler's variables");
+        return TIPC_EUSAGE;
+    }
+    return TIPC_OK;
 }
 
 /* The address this host uses to reach `host` (connect a UDP socket, read its local address). */
@@ -203,9 +220,10 @@ static enum tipc_status resolve_master(struct launch_opts *o)
     bool from_env = false;
     const char *tm = o->env_master;   /* TIPC_MASTER: how `tipc run` passes --master down */
     if (!o->master_host && tm && *tm) TRY(launch_parse_hostport("TIPC_MASTER", tm, &o->master_host, &o->master_port));
+    if (o->master_port < 0 && o->sched_port >= 0 && o->nnodes > 1) o->master_port = o->sched_port;
     if (!o->master_host) {
-        const char *pai = getenv("PAI_HOST_IP_worker_0"), *ma = getenv("MASTER_ADDR");
-        if (pai && *pai) o->master_host = xstrdup(pai);
+        const char *ma = getenv("MASTER_ADDR");
+        if (o->sched_master && o->nnodes > 1) o->master_host = xstrdup(o->sched_master);
         else if (o->nips) o->master_host = xstrdup(o->ips[0]);
         else if (o->nnodes == 1) o->master_host = xstrdup("127.0.0.1");   /* not an outer job's MASTER_ADDR */
         else if (ma && *ma) o->master_host = xstrdup(ma), from_env = true;
@@ -230,33 +248,11 @@ static enum tipc_status resolve_master(struct launch_opts *o)
     return TIPC_OK;
 }
 
-static char *make_token(const struct launch_opts *o)
-{
-    const char *env = getenv("TIPC_JOB_TOKEN");
-    if (env && *env) return xstrdup(env);
-    unsigned char r[16] = {0};
-    char *s = xcalloc(1, 2 * sizeof r + 1);
-    if (o->nnodes == 1) {   /* one node: nobody else needs to know it */
-        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || read(fd, r, sizeof r) != (ssize_t)sizeof r)
-            for (size_t i = 0; i < sizeof r; i++) r[i] = (unsigned char)(rand() ^ getpid());
-        if (fd >= 0) close(fd);
-    } else {   /* every node derives the same token: keeps jobs apart, is no secret */
-        /* not the node list: nodes that disagree on it must meet and be told so, not get a 403 */
-        char *seed = xasprintf("tipc|%s|%s:%d", o->job_id, o->master_host, o->master_port);
-        uint64_t h1 = 1469598103934665603ULL, h2 = 1099511628211ULL * 31;
-        for (const char *p = seed; *p; p++) h1 = (h1 ^ (unsigned char)*p) * 1099511628211ULL, h2 = (h2 ^ h1) * 0x9E3779B97F4A7C15ULL;
-        memcpy(r, &h1, 8), memcpy(r + 8, &h2, 8);
-        free(seed);
-        warning_msg("launch: TIPC_JOB_TOKEN is not set; using a token derived from the job id and master endpoint "
-                    "(it keeps jobs apart but is no secret: export the same random TIPC_JOB_TOKEN on every node)");
-    }
-    for (size_t i = 0; i < sizeof r; i++) snprintf(s + 2 * i, 3, "%02x", r[i]);
-    return s;
-}
-
 enum tipc_status launch_resolve(struct launch_opts *o)
 {
+    TRY(launch_apply_cluster(o));
+    if (o->standalone && (o->nips > 1 || o->nnodes > 1 || o->master_host))
+        return error_msg(TIPC_EUSAGE, "launch: --standalone runs one node with its own store; drop --ips/--nnodes/--master");
     if (o->nips) {
         if (o->nnodes > 0 && o->nnodes != o->nips)
             return error_msg(TIPC_EUSAGE, "launch: --nnodes=%d but --ips lists %d nodes", o->nnodes, o->nips);
@@ -282,12 +278,17 @@ enum tipc_status launch_resolve(struct launch_opts *o)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("._-", *p)))
             return error_msg(TIPC_EUSAGE, "launch: job id '%s' may only hold letters, digits, '.', '_' and '-'", o->job_id);
     TRY(resolve_master(o));
-    if (!o->log_dir) o->log_dir = xstrdup("log");
+    if (!o->log_dir) o->log_dir = xstrdup("log");   /* --log_dir, else TIPC_LOG_DIR (launch_parse) */
     if (o->nips) o->self_ip = xstrdup(o->ips[o->node_rank]);
     else if (o->node_ip) o->self_ip = xstrdup(o->node_ip);
     else if (o->node_rank == 0) o->self_ip = xstrdup(o->master_host);
     else o->self_ip = route_addr_to(o->master_host);
     if (!o->self_ip) return error_msg(TIPC_EDIST, "launch: node %d: no route to master '%s'", o->node_rank, o->master_host);
-    o->token = make_token(o);
-    return TIPC_OK;
+    /* the watchdog must speak before the collectives' own timeout ends the waiting ranks, which
+     * would only name the ranks that waited */
+    const char *ct = getenv("TIPC_COMM_TIMEOUT");
+    int cts = 0;
+    if (ct && parse_int(ct, 1, 86400, &cts) && o->watchdog_s > 0 && o->watchdog_s > cts - 5)
+        o->watchdog_s = cts - 5 >= 10 ? cts - 5 : 0;   /* a timeout this short ends a stall first itself */
+    return launch_secret(o);
 }

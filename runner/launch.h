@@ -15,6 +15,7 @@
 #define LAUNCH_DEFAULT_PORT 6170   /* master port when nnodes > 1 and none is given */
 #define LAUNCH_MAX_NODES 1024
 #define LAUNCH_MAX_NPROC 256
+#define LAUNCH_DEFAULT_WATCHDOG 120   /* s: a rank stuck this long is named and the job stopped */
 
 struct launch_opts {
     /* as given (NULL / -1 when absent) */
@@ -34,11 +35,19 @@ struct launch_opts {
     int join_timeout_s;  /* --join_timeout, default 60 */
     int heartbeat_s;     /* --heartbeat_timeout: a silent node is declared dead after this, default 10 */
     int grace_s;         /* --grace: SIGTERM to SIGKILL, default 3 */
+    int watchdog_s;      /* --watchdog (env TIPC_LAUNCH_WATCHDOG): name a rank stuck this long, 0 off; default 120 */
     bool echo_all;       /* --echo=all: every rank on the console, not only local rank 0 */
+    bool standalone;     /* torchrun --standalone: one node, local store */
+    int max_restarts;    /* --max_restarts / --max_restart (accepted, not yet honoured) */
     char **cmd;          /* CMD ARGS... (points into argv) */
     int ncmd;
+    /* from a scheduler's environment (launch_sched.c), -1 / NULL when none */
+    int sched_rank;      /* this node's index as the scheduler says */
+    char *sched_rank_src;/* "SLURM_NODEID (Slurm)" */
+    char *sched_master;  /* the scheduler's master host */
+    int sched_port;
     /* resolved by launch_resolve() */
-    char *token;         /* env TIPC_JOB_TOKEN, else generated (1 node) or derived (warned) */
+    char *token;         /* the job's secret: launch_secret() */
     char *self_ip;       /* this node's address, given to ranks for the collectives' transport */
     bool is_subcommand;  /* cmd[0] is a tipc subcommand: exec /proc/self/exe */
     bool help;           /* --help was given: the usage was printed, nothing else parsed */
@@ -54,12 +63,20 @@ enum tipc_status launch_parse_hostport(const char *flag, const char *s, char **h
 enum tipc_status launch_resolve(struct launch_opts *o);
 /* Join, spawn, watch; returns the exit code (0, a failing rank's code, TIPC_EDIST, TIPC_EINTR). */
 int launch_run(struct launch_opts *o);
+/* launch_secret.c: the job's token from TIPC_JOB_TOKEN, TIPC_JOB_TOKEN_FILE (0600), a random one for
+ * one node, this user's host secret when every node is on this host; else TIPC_EUSAGE. */
+enum tipc_status launch_secret(struct launch_opts *o);
 void launch_opts_free(struct launch_opts *o);
 
 /* This host's interface addresses (getifaddrs, numeric, IPv4 and IPv6), NULL-terminated, owned. */
 char **launch_host_addrs(void);
 /* Index of this host in ips[] given its addresses: >= 0, -1 none, -2 more than one. */
 int launch_match_node(char **ips, int nips, char **addrs);
+/* Do two host names/addresses resolve to a common address? */
+bool launch_same_host(const char *a, const char *b);
+/* launch_sched.c: take nnodes/ips/node/master defaults from a scheduler's environment (Slurm,
+ * OpenPAI, Paddle, torchrun: cluster_env.h); a flag that disagrees with it is TIPC_EUSAGE. */
+enum tipc_status launch_apply_cluster(struct launch_opts *o);
 
 
 #endif

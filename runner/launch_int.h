@@ -19,6 +19,12 @@ struct rank_proc {
     size_t nline, capline;
     int status;          /* waitpid status once reaped */
     bool reaped;
+    /* its last heartbeat (comm's watchdog thread, TIPC_STATUS_FD), for the job's watchdog */
+    double hb_at;        /* launcher's monotonic time of it; 0: none yet, or the rank left the collectives */
+    unsigned long hb_seq;
+    char hb_op[24];
+    long hb_step;
+    double hb_secs;      /* seconds in hb_op, or since the last collective ("-") */
 };
 
 enum stop_kind { STOP_NONE, STOP_LOCAL_FAIL, STOP_REMOTE_FAIL, STOP_SIGNAL };
@@ -38,6 +44,8 @@ struct launch_job {
     volatile int quit;           /* main -> watcher */
     volatile double store_ok_at; /* monotonic time of the watcher's last answered request */
     bool local_done;             /* this node's ranks all exited 0 */
+    int status_pipe[2];          /* ranks -> main loop: heartbeats ("hb RANK SEQ OP STEP SECS") */
+    char *beats;                 /* this node's ranks' last beats, for alive/N (owned, under mu) */
     char **peer_ips;             /* [nnodes] each node's address, from its view (owned) */
 };
 
@@ -58,6 +66,11 @@ enum tipc_status job_finish(struct launch_job *J, bool ok);
 void job_abort_join(struct launch_job *J);
 /* Copy of the remote notice, or NULL. */
 char *job_take_notice(struct launch_job *J);
+/* launch_watchdog.c: node 0's verdict on the job's heartbeats (alive[n] = node n's alive/N value,
+ * NULL if none), w = --watchdog seconds: a message naming the stuck rank(s), or NULL. */
+char *watchdog_verdict(const struct launch_opts *o, char **alive, double w);
+/* Read this node's ranks' heartbeat lines from J->status_pipe; publish their last beats in J->beats. */
+void watchdog_read_beats(struct launch_job *J, struct rank_proc *ranks, int nr);
 /* launch_run.c: the signal (SIGINT, SIGTERM, SIGHUP) the launcher got, or 0. */
 int launch_interrupted(void);
 

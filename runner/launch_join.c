@@ -5,6 +5,7 @@
 #include "launch_int.h"
 
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,68 @@
 
 static char *node_key(const char *kind, int n) { return xasprintf("%s/%d", kind, n); }
 
-struct view { int nnodes, nproc; char ip[256]; };
+struct view { int nnodes, nproc; char ip[256], fp[40]; const char *cmd; };
 
 static bool parse_view(const char *s, struct view *v)
 {
     memset(v, 0, sizeof *v);
-    return sscanf(s, "nnodes=%d nproc=%d ip=%255s", &v->nnodes, &v->nproc, v->ip) == 3;
+    const char *fp = strstr(s, " fp="), *cmd = strstr(s, " cmd=");
+    v->cmd = cmd ? cmd + 5 : "?";
+    return sscanf(s, "nnodes=%d nproc=%d ip=%255s", &v->nnodes, &v->nproc, v->ip) == 3 && fp &&
+           sscanf(fp, " fp=%39s", v->fp) == 1;
+}
+
+/* A flag whose value may differ per node (where this node writes): "--output-dir", "--log_dir",
+ * "--save-inference-dir", "-o Global.output_dir=...". */
+static bool per_node_flag(const char *w)
+{
+    if (w[0] != '-' && !strstr(w, "output_dir=")) return false;
+    size_t n = strcspn(w, "=");
+    for (const char *k = w; k < w + n; k++)
+        if (!strncmp(k, "output", 6) || !strncmp(k, "save", 4) || !strncmp(k, "log_dir", 7) || !strncmp(k, "log-dir", 7))
+            return true;
+    return false;
+}
+
+/* The job's fingerprint: what every node must agree on. `tipc run` passes one derived from its
+ * config, mode and stage (TIPC_JOB_FINGERPRINT; a user may set one too); otherwise the command's
+ * words, except the values of per-node output flags (nodes may each write their own folder).
+ * World shape is checked on its own (check_view). */
+static char *job_fingerprint(const struct launch_opts *o)
+{
+    const char *run = getenv("TIPC_JOB_FINGERPRINT");
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) BUG("SHA-256 unavailable");
+    if (run && *run) EVP_DigestUpdate(ctx, run, strlen(run) + 1);
+    else
+        for (int i = 0; i < o->ncmd; i++) {
+            const char *w = o->cmd[i];
+            bool masked = per_node_flag(w);
+            EVP_DigestUpdate(ctx, w, masked ? strcspn(w, "=") : strlen(w) + 1);
+            if (masked && !strchr(w, '=') && i + 1 < o->ncmd) i++;   /* "--output-dir DIR": skip DIR */
+        }
+    EVP_DigestFinal_ex(ctx, md, &ml);
+    EVP_MD_CTX_free(ctx);
+    char *h = xmalloc(17);
+    for (int i = 0; i < 8; i++) snprintf(h + 2 * i, 3, "%02x", md[i]);
+    return h;
+}
+
+/* The command, printable and short, for messages naming both sides of a mismatch. */
+static char *cmd_text(const struct launch_opts *o)
+{
+    char *s = xstrdup("");
+    for (int i = 0; i < o->ncmd && strlen(s) < 160; i++) {
+        char *t = xasprintf("%s%s%s", s, i ? " " : "", o->cmd[i]);
+        free(s);
+        s = t;
+    }
+    if (strlen(s) > 160) memcpy(s + 157, "...", 4);
+    for (char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    return s;
 }
 
 /* False once the watcher has not reached the store for 2 s: skip requests that would only wait
@@ -68,7 +125,24 @@ static enum tipc_status check_view(struct launch_job *J, int i, const char *val)
     if (!J->peer_ips) J->peer_ips = xcalloc((size_t)o->nnodes, sizeof *J->peer_ips);
     free(J->peer_ips[i]);
     J->peer_ips[i] = xstrdup(v.ip);
-    if (v.nnodes == o->nnodes && v.nproc == o->nproc) return TIPC_OK;
+    if (v.nnodes == o->nnodes && v.nproc == o->nproc) {
+        char *fp = job_fingerprint(o);
+        bool same = !strcmp(fp, v.fp);
+        if (same) {
+            free(fp);
+            return TIPC_OK;
+        }
+        char *mine = cmd_text(o);
+        char *msg = xasprintf("two different jobs met on one rendezvous store (job id '%s'): node %d (%s) runs "
+                              "'%s' (job fingerprint %s) but node %d (%s) runs '%s' (job fingerprint %s)",
+                              o->job_id, i, v.ip, v.cmd, v.fp, o->node_rank, o->self_ip, mine, fp);
+        job_post_failure(J, msg);
+        error_msg(TIPC_EDIST, "launch: %s: %s", J->where, msg);
+        error_hint("start every node of a job with the same command; give different jobs their own --master "
+                   "port or --job_id (`tipc run` derives the job id from its config, mode and stage)");
+        free(msg), free(mine), free(fp);
+        return TIPC_EDIST;
+    }
     char *msg = xasprintf("world size mismatch: node %d (%s) has nnodes=%d nproc_per_node=%d (world %d) but "
                           "node %d (%s) has nnodes=%d nproc_per_node=%d (world %d)",
                           i, v.ip, v.nnodes, v.nproc, v.nnodes * v.nproc, o->node_rank, o->self_ip,
@@ -123,8 +197,10 @@ static enum tipc_status publish_view(struct launch_job *J)
     const struct launch_opts *o = J->o;
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
-    char *view = xasprintf("nnodes=%d nproc=%d ip=%s host=%s pid=%d", o->nnodes, o->nproc, o->self_ip, host,
-                           (int)getpid());
+    char *fp = job_fingerprint(o), *cmd = cmd_text(o);
+    char *view = xasprintf("nnodes=%d nproc=%d ip=%s host=%s pid=%d fp=%s cmd=%s", o->nnodes, o->nproc, o->self_ip,
+                           host, (int)getpid(), fp, cmd);
+    free(fp), free(cmd);
     char *k = node_key("node", o->node_rank);
     bool created = false;
     enum tipc_status st = rdzv_put(&J->cl, k, view, strlen(view), true, &created);
@@ -219,6 +295,27 @@ static void check_heartbeats(struct launch_job *J, struct rdzv_client *c, double
     }
 }
 
+/* Node 0: judge every node's heartbeats (alive/N); post the verdict as the job's failure notice. */
+static void check_stall(struct launch_job *J, struct rdzv_client *c)
+{
+    const struct launch_opts *o = J->o;
+    if (o->watchdog_s <= 0) return;
+    char **alive = xcalloc((size_t)o->nnodes, sizeof *alive);
+    for (int i = 0; i < o->nnodes; i++) {
+        char *k = node_key("alive", i);
+        alive[i] = rdzv_server_get_copy(J->server, k);
+        free(k);
+    }
+    char *msg = watchdog_verdict(o, alive, o->watchdog_s);
+    if (msg) {
+        bool created;
+        rdzv_put(c, "fail", msg, strlen(msg), true, &created);
+        free(msg);
+    }
+    for (int i = 0; i < o->nnodes; i++) free(alive[i]);
+    free(alive);
+}
+
 static void *watcher_main(void *arg)
 {
     struct launch_job *J = arg;
@@ -233,7 +330,11 @@ static void *watcher_main(void *arg)
     while (!J->quit) {
         bool found = false;
         char *v = NULL;
-        enum tipc_status st = rdzv_put(&c, alive, "1", 1, false, NULL);
+        pthread_mutex_lock(&J->mu);
+        char *beats = xstrdup(J->beats && *J->beats ? J->beats : "-");
+        pthread_mutex_unlock(&J->mu);
+        enum tipc_status st = rdzv_put(&c, alive, beats, strlen(beats), false, NULL);
+        free(beats);
         if (!st) st = rdzv_get(&c, "fail", 500, true, &found, &v, NULL);
         if (!st) J->store_ok_at = last_ok = now_seconds();
         if (found) {
@@ -246,7 +347,7 @@ static void *watcher_main(void *arg)
             break;
         }
         if (st) usleep(200 * 1000);
-        if (J->server) check_heartbeats(J, &c, started);
+        if (J->server) check_heartbeats(J, &c, started), check_stall(J, &c);
     }
     free(alive);
     rdzv_client_free(&c);

@@ -77,6 +77,7 @@ static char **rank_env(const struct launch_job *J, const struct rank_proc *r)
     ENV(&e, "TIPC_NNODES", "%d", o->nnodes);
     ENV(&e, "TIPC_NODE_IP", "%s", o->self_ip);
     ENV(&e, "TIPC_DEVICE", "%d", r->device);
+    ENV(&e, "TIPC_STATUS_FD", "%d", J->status_pipe[1]);
     ENV(&e, "FLAGS_selected_gpus", "%d", r->device);
     ENV(&e, "PADDLE_TRAINER_ID", "%d", r->rank);
     ENV(&e, "PADDLE_TRAINERS_NUM", "%d", world);
@@ -112,6 +113,7 @@ static void child_exec(const struct launch_job *J, pid_t pgid, pid_t parent, int
     sigprocmask(SIG_SETMASK, &none, NULL);
     int sigs[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGXFSZ};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], SIG_DFL);
+    fcntl(J->status_pipe[1], F_SETFD, 0);   /* the heartbeat pipe stays open across exec */
     int nul = open("/dev/null", O_RDONLY);
     if (nul >= 0) dup2(nul, 0);
     dup2(out, 1);
@@ -238,7 +240,7 @@ static void begin_stop(struct loop *L, enum stop_kind kind, int code, int sig)
     if (L->stop != STOP_NONE) return;
     L->stop = kind;
     L->code = code;
-    if (L->pgid) kill(-L->pgid, sig);
+    if (L->pgid) kill(-L->pgid, sig), kill(-L->pgid, SIGCONT);   /* a stopped rank takes the signal too */
     L->kill_at = now_seconds() + L->J->o->grace_s;
 }
 
@@ -342,6 +344,7 @@ static void watch(struct loop *L)
         poll(pf, (nfds_t)n, 200);
         for (int i = 0; i < L->nr; i++)
             if (L->r[i].out_fd >= 0) pump_output(L->J, &L->r[i]);
+        watchdog_read_beats(L->J, L->r, L->nr);
         handle_events(L);
     }
     free(pf);
@@ -395,7 +398,8 @@ int launch_run(struct launch_opts *o)
         error_hint("launch: --log_dir '%s' must be a directory this user can create and write", o->log_dir);
         return TIPC_EIO;
     }
-    if (pipe2(L.sig_pipe, O_CLOEXEC | O_NONBLOCK) || pipe2(J.watch_pipe, O_CLOEXEC | O_NONBLOCK))
+    if (pipe2(L.sig_pipe, O_CLOEXEC | O_NONBLOCK) || pipe2(J.watch_pipe, O_CLOEXEC | O_NONBLOCK) ||
+        pipe2(J.status_pipe, O_CLOEXEC | O_NONBLOCK))
         return error_msg(TIPC_EIO, "launch: pipe: %s", strerror(errno));
     pthread_mutex_init(&J.mu, NULL);
     install_signals(L.sig_pipe[1]);
@@ -404,9 +408,10 @@ int launch_run(struct launch_opts *o)
     int code = st;
     if (!st && got_signal) code = st = TIPC_EINTR;
     if (!st) {
-        fprintf(stderr, "launch: node %d/%d (%s): %d ranks (%d..%d of %d), master %s:%d, logs %s/workerlog.N\n",
+        fprintf(stderr, "launch: node %d/%d (%s): %d ranks (%d..%d of %d), master %s:%d, logs %s/workerlog.N, job %s\n",
                 o->node_rank, o->nnodes, o->self_ip, o->nproc, o->node_rank * o->nproc,
-                o->node_rank * o->nproc + o->nproc - 1, o->nnodes * o->nproc, o->master_host, J.port, o->log_dir);
+                o->node_rank * o->nproc + o->nproc - 1, o->nnodes * o->nproc, o->master_host, J.port, o->log_dir,
+                o->job_id);
         L.r = xcalloc((size_t)L.nr, sizeof *L.r);
         job_start_watcher(&J);
         st = spawn_all(&L);
@@ -439,6 +444,8 @@ int launch_run(struct launch_opts *o)
     rdzv_client_free(&J.cl);
     free(J.notice);
     close(L.sig_pipe[0]), close(L.sig_pipe[1]), close(J.watch_pipe[0]), close(J.watch_pipe[1]);
+    close(J.status_pipe[0]), close(J.status_pipe[1]);
+    free(J.beats);
     signal(SIGCHLD, SIG_DFL);
     fflush(stdout);
     return code;

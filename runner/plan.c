@@ -65,6 +65,18 @@ enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const cha
                                   const char *log, bool cat)
 {
     struct plan *p = b->p;
+    if (kind == STAGE_INFER && log && b->pass_tag) {   /* the original overwrites: keep both logs */
+        bool used = false;
+        for (int i = 0; i < p->n && !used; i++) used = p->st[i].log_path && !strcmp(p->st[i].log_path, log);
+        const char *pat = used ? FMT("> %s ", log) : NULL, *hit = pat ? strstr(cmd, pat) : NULL;
+        if (hit) {
+            const char *slash = strrchr(log, '/');
+            const char *nlog = slash ? FMT("%.*s/%s_%s", (int)(slash - log), log, b->pass_tag, slash + 1)
+                                     : FMT("%s_%s", b->pass_tag, log);
+            cmd = FMT("%.*s> %s %s", (int)(hit - cmd), cmd, nlog, hit + strlen(pat));
+            log = nlog;
+        }
+    }
     b->bytes += strlen(cmd);
     if (p->n >= PLAN_MAX_STAGES || b->bytes > PLAN_MAX_BYTES) /* refuse before the expansion runs away */
         return error_at(TIPC_EUSAGE, b->cfg->path, line, "the config expands to more than %d commands or %d MB "
@@ -268,6 +280,7 @@ void plan_free(struct plan *p)
         free(s->log_path);
         free(s->cvd_value);
         free(s->ips);
+        free(s->rank_log_dir);
         free(s->matrix);
     }
     free(p->st);

@@ -25,6 +25,7 @@ struct stage {
     char *cvd_value;       /* CVD_SET */
     int line;              /* config line of the script that made this stage */
     char *ips;             /* train on several nodes: the --ips list, else NULL */
+    char *rank_log_dir;    /* train stages: where `tipc launch` writes workerlog.RANK (TIPC_LOG_DIR) */
     char *matrix;          /* the loop values that make this stage, "norm_train gpus=0 autocast=False bs=1":
                             * stable across runs and output dirs, for short report names */
     int dep;               /* index of the stage whose output this one consumes (train for eval/export,

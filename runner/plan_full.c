@@ -94,6 +94,7 @@ static enum tipc_status full_whole_infer(struct builder *b, const char *gpuid)
         const char *run_export = count < ne ? exports[count] : "";
         const char *base = strrchr(infer_model, '/');
         pb_set_ctx(b, FMT("model=%s", base && base[1] ? base + 1 : infer_model)); /* a path from the config */
+        b->pass_tag = FMT("model_%d", count);
         if (pb_sh_ne(run_export, "null")) {
             const char *export_log_path = FMT("%s/_export_%d.log", b->p->log_dir, count);
             const char *export_cmd = FMT("%s %s %s %s > %s 2>&1 ", b->python, run_export, SETP(K(28), infer_model),
@@ -158,8 +159,10 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
                              : FMT("%s gpus=%s autocast=%s", r->trainer, g->gpu, r->autocast));
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(15), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
+    b->p->st[b->p->n - 1].rank_log_dir = xasprintf("%s/log", save_log);
 
     const char *nodes_tag = FMT("%s_nodes_%d", tag, multi_node ? g->nodes : 1);
+    b->pass_tag = strrchr(nodes_tag, '/') ? strrchr(nodes_tag, '/') + 1 : nodes_tag;
     const char *weights = FMT("%s/%s", save_log, V(10));
     if (pb_sh_ne(V(23), "null")) {
         pb_apply_env(b, g->env);

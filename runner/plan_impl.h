@@ -17,6 +17,9 @@ struct builder {
     const char *cvd_value;
     const char *python;         /* ${python} */
     const char *launch;         /* "-m paddle.distributed.launch", or "launch" for our configs */
+    const char *pass_tag;       /* the training pass ("norm_train_gpus_0_autocast_False_nodes_1") or
+                                   whole_infer model ("model_1") an inference belongs to: prefixed to an
+                                   inference log name an earlier stage already wrote (no overwrite) */
     const char *ctx;            /* the training loop's values ("norm_train gpus=0 autocast=False"), or "" */
     const char *matrix;         /* the next stage's own loop values, appended to ctx in its name */
     int last_train, last_export; /* stage indexes for struct stage.dep, -1 for none */

@@ -70,6 +70,7 @@ static enum tipc_status step6_trainer(struct builder *b, const struct gpu_item *
     const char *set_batchsize = SETP(K(7), pb_keep(b, cfg_mode_value(V(7), b->p->mode)));
     const char *base = FMT("%s/%s_gpus_%s_autocast_%s_nodes_%d", b->p->log_dir, trainer, g->gpu, autocast, g->nodes);
     const char *save_log = FMT("%s.log", base); /* sic: the original names the output DIRECTORY *.log */
+    b->pass_tag = FMT("%s_gpus_%s_autocast_%s_nodes_%d", trainer, g->gpu, autocast, g->nodes);
     const char *set_save_model = SETP(K(6), save_log);
     bool single;
     const char *launch = pb_launch_prefix(b, g, &single);
@@ -80,6 +81,7 @@ static enum tipc_status step6_trainer(struct builder *b, const struct gpu_item *
                                 : FMT("%s gpus=%s autocast=%s", trainer, g->gpu, autocast));
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(13), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
+    b->p->st[b->p->n - 1].rank_log_dir = xasprintf("%s/log", save_log);
 
     const char *weights = FMT("%s/%s", save_log, train_model_name);
     const char *set_eval_pretrain = SETP(pretrain_key, weights);

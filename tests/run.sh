@@ -15,6 +15,9 @@ mkdir -p "$LOGDIR"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:protect_shadow_gap=0:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/tests/lsan.supp:print_suppressions=0}"
+# A test run inside a Slurm/Kubernetes job must not be placed by that job's variables (cluster_env.h);
+# tests of the schedulers set TIPC_SCHEDULER=auto themselves.
+export TIPC_SCHEDULER=none
 pass=0 fail=0 skip=0
 failed_names=()
 

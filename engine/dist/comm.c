@@ -33,6 +33,8 @@ struct comm {
     unsigned long seq;       /* collectives issued so far */
     size_t op_size;
     double op_start;
+    double op_end_at;        /* when the last call ended (idle time in heartbeats) */
+    int status_fd;           /* TIPC_STATUS_FD: heartbeat pipe to the launcher, -1 without one */
     int quit;
     struct comm_stats stats;
     pthread_t watchdog;
@@ -91,6 +93,20 @@ static void post_notice(struct comm *c, const char *msg)
     rdzv_client_free(&w);
 }
 
+/* A heartbeat to the launcher's watchdog (TIPC_STATUS_FD): alive, and where. Sent each second by
+ * the watchdog thread (a stopped process goes silent) and as each collective begins and ends (the
+ * last beat of a rank that stops says exactly where it was). Caller holds mu. Never blocks: the pipe
+ * is non-blocking and a full one drops the beat. */
+static void beat(struct comm *c)
+{
+    if (c->status_fd < 0) return;
+    char hb[160];
+    double now = now_seconds();
+    int n = snprintf(hb, sizeof hb, "hb %d %lu %s %ld %.1f\n", c->rank, c->seq, c->op ? c->op : "-", c->step,
+                     c->op ? now - c->op_start : now - c->op_end_at);
+    if (write(c->status_fd, hb, (size_t)n) < 0) { /* dropped: the next beat tells the same */ }
+}
+
 static void *watchdog_main(void *arg)
 {
     struct comm *c = arg;
@@ -98,6 +114,7 @@ static void *watchdog_main(void *arg)
     while (!c->quit) {
         struct timespec ts = mono_deadline(1.0);
         pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+        beat(c);
         double limit = c->watchdog_ms ? c->watchdog_ms / 1000.0 : c->timeout_ms / 1000.0 + 5.0;
         if (c->op && now_seconds() - c->op_start > limit) {
             char *msg = xasprintf("%s: no progress for %.0f s in %s #%lu (%zu bytes) at step %ld; aborting the job",
@@ -120,6 +137,7 @@ static void op_begin(struct comm *c, const char *op, size_t bytes)
     c->seq++;
     c->op_size = bytes;
     c->op_start = now_seconds();
+    beat(c);
     pthread_mutex_unlock(&c->mu);
 }
 
@@ -128,7 +146,9 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
     pthread_mutex_lock(&c->mu);
     const char *op = c->op;
     c->op = NULL;
-    c->stats.seconds += now_seconds() - c->op_start;
+    c->op_end_at = now_seconds();
+    beat(c);
+    c->stats.seconds += c->op_end_at - c->op_start;
     c->stats.calls++;
     c->stats.bytes += (double)c->op_size;
     pthread_mutex_unlock(&c->mu);
@@ -203,6 +223,9 @@ enum tipc_status comm_init_from_env(struct comm **out, const struct comm_opts *o
     if (!st) st = env_int("TIPC_NODE_RANK", 0, 0, 1 << 20, &c->node);
     c->timeout_ms = (o->timeout_s > 0 ? o->timeout_s : 300) * 1000;
     c->watchdog_ms = (o->watchdog_s > 0 ? o->watchdog_s : 0) * 1000;
+    c->status_fd = -1;
+    if (!st) st = env_int("TIPC_STATUS_FD", -1, -1, 1 << 20, &c->status_fd);   /* set by tipc launch */
+    c->op_end_at = now_seconds();
     snprintf(c->prefix, sizeof c->prefix, "rank %d (node %d)", c->rank, c->node);
     if (!st && c->world > 1) {
         /* a peer that dies makes the next send() raise SIGPIPE, which would kill this rank before
@@ -224,6 +247,11 @@ enum tipc_status comm_init_from_env(struct comm **out, const struct comm_opts *o
 void comm_free(struct comm *c)
 {
     if (!c) return;
+    if (c->status_fd >= 0) {   /* the launcher stops expecting heartbeats from this rank */
+        char hb[96];
+        int n = snprintf(hb, sizeof hb, "hb %d %lu done %ld 0\n", c->rank, c->seq, c->step);
+        if (write(c->status_fd, hb, (size_t)n) < 0) { /* the launcher is gone: nothing to tell */ }
+    }
     if (c->watchdog_on) {
         pthread_mutex_lock(&c->mu);
         c->quit = 1;

@@ -3,8 +3,10 @@
 # run, interleaved: each round runs every case with both binaries back to back (the order swapped
 # every round), so a load swing on a shared machine hits both sides alike. Prints each round's
 # B/A ratio of the median step time (< 1: B is faster) and, per case, the median over the rounds.
-#   A=/path/old/tipc B=/path/new/tipc [ROUNDS=5] [STEPS=5] [ISTEPS=50] scripts/bench/ab_binaries.sh
-# Cases: `tipc bench train` bs=32 224 px and `tipc bench infer` bs=1, with --threads 1 and 2.
+#   A=/path/old/tipc B=/path/new/tipc [ROUNDS=5] [STEPS=5] [ISTEPS=50] [CASES="train:1 infer:2"] \
+#       scripts/bench/ab_binaries.sh
+# Cases (default all four): `tipc bench train` bs=32 224 px and `tipc bench infer` bs=1, with
+# --threads 1 and 2.
 # Without A and B it prints why and does nothing (make bench runs every script here).
 set -u
 if [ -z "${A:-}" ] || [ -z "${B:-}" ]; then
@@ -13,7 +15,9 @@ if [ -z "${A:-}" ] || [ -z "${B:-}" ]; then
 fi
 ROUNDS=${ROUNDS:-5}; STEPS=${STEPS:-5}; ISTEPS=${ISTEPS:-50}
 for t in "$A" "$B"; do [ -x "$t" ] || { echo "not executable: $t"; exit 2; }; done
-cases=("train 1" "train 2" "infer 1" "infer 2")
+read -r -a words <<<"${CASES:-train:1 train:2 infer:1 infer:2}"
+cases=()
+for w in "${words[@]}"; do cases+=("${w/:/ }"); done
 # median ms/step of one run
 run() { # BIN WHAT THREADS
     if [ "$2" = train ]; then

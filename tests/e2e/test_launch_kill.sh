@@ -24,8 +24,9 @@ grep -q 'node 0: stopping local ranks: rank 3 (node 1, 127.0.0.2' n0.out || fail
 LAUNCHERS=()
 port=$(free_port)
 IPS="--ips=127.0.0.1,127.0.0.2 --master=127.0.0.1:$port --gpus=0,1"
-launch_bg m1 $IPS --node_ip=127.0.0.2 --log_dir=m bash -c 'sleep 60'
-launch_bg m0 $IPS --node_ip=127.0.0.1 --log_dir=m bash -c '[ $RANK = 1 ] && { sleep 1; echo "bad batch" >&2; exit 1; }; sleep 60'
+CMD='[ $RANK = 1 ] && { sleep 1; echo "bad batch" >&2; exit 1; }; sleep 60'   # one command: the job's fingerprint
+launch_bg m1 $IPS --node_ip=127.0.0.2 --log_dir=m bash -c "$CMD"
+launch_bg m0 $IPS --node_ip=127.0.0.1 --log_dir=m bash -c "$CMD"
 t0=$(now)
 wait_gone "$JOB" 12 || fail "exit(1) on rank 1: still alive: $(job_procs "$JOB") $(alive_launchers)"
 echo "exit(1): all gone in $(elapsed "$t0") s (including the 1 s sleep)"

@@ -7,7 +7,7 @@
 MASTER_ADDR=192.0.2.1 MASTER_PORT=1 "$TIPC" launch --job_id="$JOB" --gpus=3,5 --log_dir=logs bash -c \
   'echo "R=$RANK L=$LOCAL_RANK W=$WORLD_SIZE LW=$LOCAL_WORLD_SIZE P=$PADDLE_TRAINER_ID/$PADDLE_TRAINERS_NUM G=$FLAGS_selected_gpus M=$MASTER_ADDR:$MASTER_PORT T=${#TIPC_JOB_TOKEN} E=$PADDLE_TRAINER_ENDPOINTS"' \
   >out 2>err || fail "2 ranks, exit $?"
-grep -q '^R=0 L=0 W=2 LW=2 P=0/2 G=3 M=127.0.0.1:[0-9]* T=32 E=127.0.0.1:6170,127.0.0.1:6171$' logs/workerlog.0 || fail "rank 0 env: $(cat logs/workerlog.0)"
+grep -q '^R=0 L=0 W=2 LW=2 P=0/2 G=3 M=127.0.0.1:[0-9]* T=64 E=127.0.0.1:6170,127.0.0.1:6171$' logs/workerlog.0 || fail "rank 0 env: $(cat logs/workerlog.0)"
 grep -q '^R=1 L=1 W=2 LW=2 P=1/2 G=5 ' logs/workerlog.1 || fail "rank 1 env: $(cat logs/workerlog.1)"
 grep -q '^\[0:0\] R=0 ' out || fail "console has no [0:0] line: $(cat out)"
 grep -q 'R=1' out && fail "rank 1 echoed without --echo=all"

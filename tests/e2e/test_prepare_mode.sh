@@ -84,8 +84,9 @@ echo "# upstream 404: falls back to synthetic, says why"
 rm -rf data
 manifest "$BASE/files/gone.tar" "$SHA" "" >m2.yaml
 expect 0 "$TIPC" prepare "$CFG" lite_train_lite_infer --manifest m2.yaml --quiet --retries 0
-contains "$OUT" "HTTP 404"
+contains "$OUT" "prepare: note: cannot fetch '$BASE/files/gone.tar': server answered HTTP 404"
 contains "$OUT" "no source could be fetched (see above), made the synthetic default"
+case "$OUT" in *error:*) fail "a fallback by design printed error: $OUT" ;; esac
 
 echo "# a body longer than the manifest's size is cut, its .part removed, the fallback used"
 rm -rf data

@@ -1,8 +1,9 @@
 # test_run_golden.sh: `tipc run` on 14 real configs x 5 modes with a stub python3.7 that exits 0:
 # results_python.log, stdout and the files created must match what the original harness produced
-# (tests/fixtures/golden), with Step6 status lines and tipc's first-colon rule. tipc's own files
-# (stage logs it keeps, metrics, reports) live in OUTPUT/tipc/, a folder the original never makes:
-# it must exist and is left out of the comparison.
+# (tests/fixtures/golden), with Step6 status lines, tipc's first-colon rule and its inference logs
+# that do not overwrite an earlier pass's (MODE.cmds.tipc / MODE.files.tipc where they differ).
+# tipc's own files (stage logs it keeps, metrics, reports) live in OUTPUT/tipc/, a folder the
+# original never makes: it must exist and is left out of the comparison.
 . "$ROOT/tests/e2e/lib.sh"
 GOLDEN="$ROOT/tests/fixtures/golden"
 [ -d "$GOLDEN" ] || skip "no golden fixtures"
@@ -15,7 +16,10 @@ for dir in "$GOLDEN"/*/; do
         mkdir -p cfg && cp "$dir/config.txt" cfg/config.txt
         "$TIPC" run cfg/config.txt "$mode" > out.txt 2> err.txt
         rc=$?
+        # .tipc: the original's with tipc's deliberate difference applied (scripts/golden/derive-tipc-logs.py)
         want_cmds="$dir/$mode.cmds"; [ -f "$want_cmds.firstcolon" ] && want_cmds="$want_cmds.firstcolon"
+        [ -f "$dir/$mode.cmds.tipc" ] && want_cmds="$dir/$mode.cmds.tipc"
+        want_files="$dir/$mode.files"; [ -f "$want_files.tipc" ] && want_files="$want_files.tipc"
         ncmd=$(wc -l < "$want_cmds")
         assert_eq "$rc" 0 "$(basename "$dir") $mode exit code"
         # results log: one Step6 status line per command, in order
@@ -32,7 +36,7 @@ for dir in "$GOLDEN"/*/; do
         own="test_tipc/output/$model/$mode/tipc"
         [ "$ncmd" -eq 0 ] || [ -f "$own/junit.xml" ] || fail "$dir $mode: no $own/junit.xml"
         find test_tipc -mindepth 1 | grep -v -e "^$own\$" -e "^$own/" | sort > got_files.txt
-        grep '^test_tipc/' "$dir/$mode.files" | sed 's|/$||' | grep -v -x 'test_tipc' | sort > want_files.txt
+        grep '^test_tipc/' "$want_files" | sed 's|/$||' | grep -v -x 'test_tipc' | sort > want_files.txt
         cmp -s got_files.txt want_files.txt || { diff got_files.txt want_files.txt | head; fail "$dir $mode files"; }
         n=$((n + 1))
     done

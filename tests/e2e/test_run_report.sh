@@ -83,6 +83,17 @@ assert len(sk) == 8 and all("train[norm_train" in c.find("skipped").get("message
 PY
 xmllint --noout --schema "$XSD" junit2.xml 2> xsd.err || fail "schema: $(head -5 xsd.err)"
 
+# the environment a stage gets: its report name, and PYTHONUNBUFFERED=1 when its output is piped
+mkdir -p envstub
+printf '#!/bin/sh\necho "PYTHONUNBUFFERED=${PYTHONUNBUFFERED-unset} TIPC_STAGE=${TIPC_STAGE-unset}"\n' > envstub/python3.7
+chmod +x envstub/python3.7
+rm -rf test_tipc
+(unset PYTHONUNBUFFERED; PATH="$PWD/envstub:$PATH" "$TIPC" run "$CFG" lite_train_lite_infer > env.out 2>&1) || fail "env run"
+grep -qx 'PYTHONUNBUFFERED=1 TIPC_STAGE=mobilenet_v3_small.lite_train_lite_infer.train\[norm_train gpus=0 autocast=False\]' \
+    "$OUT/tipc/01_train.log" || fail "train stage env: $(cat "$OUT/tipc/01_train.log")"
+grep -q '^PYTHONUNBUFFERED=unset TIPC_STAGE=mobilenet_v3_small.lite_train_lite_infer.export\[' \
+    "$OUT/norm_train_gpus_0_autocast_False_nodes_1_export.log" || fail "export stage env"
+
 # 3. names: short, no paths, the same for two output dirs
 "$TIPC" run "$CFG" lite_train_lite_infer --output a --junit a.xml > /dev/null 2>&1 || fail "run a"
 "$TIPC" run "$CFG" lite_train_lite_infer --output "$PWD/b/deeper/dir" --junit b.xml > /dev/null 2>&1 || fail "run b"

@@ -186,8 +186,12 @@ static int scenario_watchdog(void)
     return 6;
 }
 
-/* Collectives in a loop until killed or N s pass (e2e: kill a rank mid-run). */
-static int scenario_loop(void)
+/* Collectives in a loop until killed or N s pass (e2e: kill a rank mid-run). With hang_at >= 0,
+ * rank 1 stops calling them at that step and sleeps (a hung GPU kernel, a deadlock). */
+static int loop_until(long hang_at);
+static int scenario_loop(void) { return loop_until(-1); }
+static int scenario_hang(void) { return loop_until(5); }
+static int loop_until(long hang_at)
 {
     struct comm *c;
     if (init_comm(&c)) return 4;
@@ -200,6 +204,7 @@ static int scenario_loop(void)
         if (comm_allreduce(c, b, 4096, COMM_F32, COMM_SUM)) return comm_free(c), 4;
         if (b[0] != (float)comm_world(c)) FAILF("loop: bad sum %g", b[0]);
         if (step == 0) printf("rank %d: looping\n", rank), fflush(stdout);
+        if (step == hang_at && rank == 1) printf("rank 1: hanging at step %ld\n", step), fflush(stdout), sleep(60);
         usleep(20 * 1000);
     }
     comm_free(c);
@@ -212,6 +217,7 @@ static int run_scenario(const char *name)
     if (!strcmp(name, "peer_dies")) return scenario_peer_dies();
     if (!strcmp(name, "skip")) return scenario_skip();
     if (!strcmp(name, "loop")) return scenario_loop();
+    if (!strcmp(name, "hang")) return scenario_hang();
     if (!strcmp(name, "watchdog")) return scenario_watchdog();
     fprintf(stderr, "test_comm: unknown scenario '%s'\n", name);
     return 2;
