@@ -55,7 +55,7 @@ static bool is_help(const char *w, size_t len)
     return same_name(w, len, "--help", 6) || same_name(w, len, "-h", 2);
 }
 
-static bool takes_value(const struct opt *o) { return o->type != OPT_SWITCH; }
+static bool takes_value(const struct opt *o) { return o->type != OPT_SWITCH && o->type != OPT_FLAG; }
 
 /* An option word: "-x..." but not "-" alone (a positional, e.g. stdin). */
 static bool is_option_word(const char *w) { return w[0] == '-' && w[1]; }
@@ -200,6 +200,7 @@ static enum tipc_status set_value(const struct opt_cmd *c, const struct opt *o, 
         *(double *)o->dst = x;
         break;
     }
+    case OPT_FLAG: *(bool *)o->dst = true; break;
     case OPT_BOOL:
     case OPT_SWITCH:
         if (!parse_bool(v, o->dst))
@@ -286,6 +287,8 @@ static enum tipc_status parse_words(const struct opt_cmd *c, int argc, char **ar
             return error_msg(TIPC_EUSAGE, "%s: '%s' takes no value; see 'tipc help %s'", c->name, a, c->name);
         const struct opt *o = find_opt(c->opts, a, len);
         if (!o) return unknown_option(c, a, len);
+        if (eq && o->type == OPT_FLAG)
+            return error_msg(TIPC_EUSAGE, "%s: '%s' takes no value; see 'tipc help %s'", c->name, a, c->name);
         const char *v;
         if (eq) v = eq + 1;
         else if (!takes_value(o)) v = "true";

@@ -22,6 +22,7 @@ enum opt_type {
     OPT_DOUBLE,  /* double * */
     OPT_BOOL,    /* bool *; a value is required: True/False, 1/0, yes/no */
     OPT_SWITCH,  /* bool *; no value (true), or --name=BOOL */
+    OPT_FLAG,    /* bool *; no value at all (true); --name=X is an error */
     OPT_LIST,    /* struct opt_list *; every occurrence is appended */
     OPT_FN,      /* fn(opt, value, dst) parses the value itself */
 };

@@ -138,7 +138,7 @@ static enum tipc_status accept_unused(const struct opt *op, const char *v, void 
 static enum tipc_status set_max_restarts(const struct opt *op, const char *v, void *dst)
 {
     if (!parse_int(v, 0, 1000, dst))
-        return error_msg(TIPC_EUSAGE, "launch: option '%s' must be in 0..1000, got %s", op->name, v);
+        return error_msg(TIPC_EUSAGE, "launch: %s '%s' is not an integer in [0, 1000]", op->name, v);
     if (*(int *)dst > 0)
         fprintf(stderr, "launch: %s=%d is accepted but not yet honoured: a failed rank stops the whole job, "
                         "with no restart\n", op->name, *(int *)dst);
@@ -177,9 +177,9 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
         {"--grace", NULL, OPT_INT, &o->grace_s, NULL, 0, 3600, "S", "SIGTERM to SIGKILL when stopping ranks (default 3)", NULL, NULL},
         {"--watchdog", NULL, OPT_INT, &o->watchdog_s, NULL, 0, 86400, "S", "name a rank stuck S seconds and stop the job; 0 = off\n"
          "(default 120)", "TIPC_LAUNCH_WATCHDOG", NULL},
-        {"--standalone", NULL, OPT_SWITCH, &o->standalone, NULL, 0, 0, NULL, "torchrun: one node, a store of its own", NULL, NULL},
-        {"--rdzv-backend", NULL, OPT_FN, NULL, NULL, 0, 0, "NAME", "torchrun's; accepted, not used (said on stderr)", NULL, accept_unused},
-        {"--rdzv-conf", NULL, OPT_FN, NULL, NULL, 0, 0, "CONF", "torchrun's; accepted, not used (said on stderr)", NULL, accept_unused},
+        {"--standalone", NULL, OPT_FLAG, &o->standalone, NULL, 0, 0, NULL, "torchrun: one node, a store of its own", NULL, NULL},
+        {"--rdzv_backend", "--rdzv-backend", OPT_FN, NULL, NULL, 0, 0, "NAME", "torchrun's; accepted, not used (said on stderr)", NULL, accept_unused},
+        {"--rdzv_conf", "--rdzv-conf", OPT_FN, NULL, NULL, 0, 0, "CONF", "torchrun's; accepted, not used (said on stderr)", NULL, accept_unused},
         {"--max_restarts", "--max-restarts --max_restart", OPT_FN, &o->max_restarts, NULL, 0, 0, "N",
          "accepted (0..1000), not yet honoured: a failed rank stops the job", NULL, set_max_restarts},
         {"--echo", NULL, OPT_FN, &o->echo_all, NULL, 0, 0, "all|0", "all: print every rank's output, not only local rank 0's", NULL, set_echo},

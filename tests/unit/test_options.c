@@ -11,7 +11,7 @@ struct vals {
     int epochs, nproc;
     long bytes;
     double lr;
-    bool dry, gpu, s_epochs;
+    bool dry, gpu, s_epochs, solo;
     struct opt_list over;
 };
 
@@ -32,6 +32,7 @@ static const struct opt OPTS[] = {
     {"--bytes", NULL, OPT_LONG, &V.bytes, NULL, 1, 1L << 40, "B", "a size\nsecond line", "TEST_OPT_BYTES", NULL},
     {"--lr", NULL, OPT_DOUBLE, &V.lr, NULL, 0, 10, "F", "learning rate", NULL, NULL},
     {"--dry-run", NULL, OPT_SWITCH, &V.dry, NULL, 0, 0, NULL, "print only", NULL, NULL},
+    {"--solo", NULL, OPT_FLAG, &V.solo, NULL, 0, 0, NULL, "no value at all", NULL, NULL},
     {"--use-gpu", NULL, OPT_BOOL, &V.gpu, NULL, 0, 0, "BOOL", "on a GPU", NULL, NULL},
     {"--override", "-O", OPT_LIST, &V.over, NULL, 0, 0, "K=V", "override", NULL, NULL},
     {"--even", NULL, OPT_FN, &even, NULL, 0, 0, "N", "an even number", NULL, even_only},
@@ -98,8 +99,9 @@ static void test_spellings(void **s)
     assert_string_equal(V.over.v[1], "y=2");
     assert_int_equal(even, 6);
     /* the third spelling, '-' and '_' mixed; `--` makes the rest positional */
-    const char *argv2[] = {"demo", "--nproc=2", "--dry-run=false", "--", "--epochs", NULL};
+    const char *argv2[] = {"demo", "--nproc=2", "--dry-run=false", "--solo", "--", "--epochs", NULL};
     assert_int_equal(parse(&CMD, argv2, pos, &r, NULL), TIPC_OK);
+    assert_true(V.solo);
     assert_int_equal(V.nproc, 2);
     assert_false(V.dry);
     assert_int_equal(r.npos, 1);
@@ -124,6 +126,7 @@ static void test_ranges_and_values(void **s)
     expect_error((const char *[]){"demo", "--even=3", NULL}, "--even: '3' is odd");
     expect_error((const char *[]){"demo", "a", "b", "c", NULL}, "unexpected argument 'c'");
     expect_error((const char *[]){"demo", "--help=1", NULL}, "takes no value");
+    expect_error((const char *[]){"demo", "--solo=1", NULL}, "demo: '--solo=1' takes no value");
     /* the bounds themselves are accepted */
     const char *pos[2];
     struct opt_result r;
