@@ -2,6 +2,7 @@
 #include "check.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,14 +28,39 @@ const char *tipc_status_name(enum tipc_status st)
     return "unknown";
 }
 
+/* Control characters in a message (most often from a quoted config value: a CRLF file's '\r')
+ * are written visibly as \r, \xNN; '\n' and '\t' stay. Returns whether a '\r' was seen. */
+static bool make_visible(const char *s, char *out, size_t cap)
+{
+    bool cr = false;
+    size_t o = 0;
+    for (; *s && o + 5 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\r') {
+            cr = true;
+            out[o++] = '\\', out[o++] = 'r';
+        } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o] = 0;
+    return cr;
+}
+
 /* One fprintf per message so concurrent ranks do not interleave inside a line. */
 static void vreport(const char *head, const char *fmt, va_list ap)
 {
-    char buf[4096];
+    char buf[4096], vis[8192];
     int n = snprintf(buf, sizeof buf, "%s%s", msg_prefix, head);
     if (n < 0 || (size_t)n >= sizeof buf) n = 0;
     vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
-    fprintf(stderr, "%s\n", buf);
+    bool cr = make_visible(buf, vis, sizeof vis);
+    fprintf(stderr, "%s\n", vis);
+    if (cr)
+        fprintf(stderr, "%shint: '\\r' is a carriage return: the file has Windows (CRLF) line endings; convert "
+                        "it with `sed -i 's/\\r$//' FILE` (or dos2unix)\n", msg_prefix);
     fflush(stderr);
 }
 

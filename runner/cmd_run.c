@@ -40,9 +40,28 @@ static const char footer[] =
     "by tipc; other shell syntax in a command is refused (exit 2, nothing run).\n";
 
 struct run_args {
-    const char *config, *mode, *gpuid, *node_ip, *output, *junit;
+    const char *config, *mode, *gpuid, *node_ip, *output, *junit, *timeout_text;
     bool dry_run, no_prepare;
+    double timeout_s;    /* --stage-timeout / TIPC_STAGE_TIMEOUT in seconds, 0: none */
 };
+
+/* "300", "90s", "5m", "2h", "1d" (a number with an optional unit, as timeout(1) takes it) into
+ * seconds in (0, 30 days]. */
+static bool parse_duration(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || errno || !(x > 0)) return false;
+    double unit = 1;
+    if (*end == 's') unit = 1, end++;
+    else if (*end == 'm') unit = 60, end++;
+    else if (*end == 'h') unit = 3600, end++;
+    else if (*end == 'd') unit = 86400, end++;
+    if (*end) return false;
+    *out = x * unit;
+    return *out <= 30 * 86400.0;
+}
 
 static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bool *help)
 {
@@ -58,6 +77,10 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bo
         {"--no-prepare", NULL, OPT_SWITCH, &a->no_prepare, NULL, 0, 0, NULL,
          "for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
          "(it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)", NULL, NULL},
+        {"--stage-timeout", NULL, OPT_STR, &a->timeout_text, NULL, 0, 0, "DURATION",
+         "stop a stage that runs longer (300, 90s, 5m, 2h, 1d; default: TIPC_STAGE_TIMEOUT,\n"
+         "else none): SIGTERM to it and every process it started, SIGKILL 5 s later; the\n"
+         "stage is `Run failed` (status 124) with the reason on stderr, later stages run", NULL, NULL},
         {0},
     };
     const struct opt_cmd cmd = {.name = "run", .synopsis = "CONFIG MODE [GPUID] [options]", .about = about,
@@ -69,6 +92,12 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bo
     const char *opt[][2] = {{"--node_ip", a->node_ip}, {"--output", a->output}, {"--junit", a->junit}};
     for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
         if (opt[k][1] && !*opt[k][1]) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", opt[k][0]);
+    const char *from = "--stage-timeout";
+    if (!a->timeout_text && getenv("TIPC_STAGE_TIMEOUT") && *getenv("TIPC_STAGE_TIMEOUT"))
+        a->timeout_text = getenv("TIPC_STAGE_TIMEOUT"), from = "TIPC_STAGE_TIMEOUT";
+    if (a->timeout_text && strcmp(a->timeout_text, "0") && !parse_duration(a->timeout_text, &a->timeout_s))
+        return error_msg(TIPC_EUSAGE, "%s '%s': want a duration in 1s..30d such as 300, 90s, 5m, 2h (0: none)", from,
+                         a->timeout_text);
     if (r.npos < 2) {
         error_msg(TIPC_EUSAGE, "run: missing %s", r.npos ? "MODE" : "CONFIG and MODE");
         return opt_usage_error(&cmd);
@@ -108,6 +137,8 @@ struct stage_env {
     const char *metrics;   /* "TIPC_METRICS=PATH" */
     const char *progress;  /* "TIPC_PROGRESS=bar" or "=lines" */
     const char *config, *mode;
+    double timeout_s;         /* per stage, 0: none */
+    const char *timeout_text; /* as the user wrote it, for messages */
 };
 
 /* A multi-node stage's job id and fingerprint, the same on every node of this run and different
@@ -144,8 +175,9 @@ static void job_env(const char *config, const char *mode, const struct stage *s,
     free(bytes);
 }
 
+/* *reason: why it failed when the exit status alone does not say (a timeout), else NULL. */
 static int run_stage(const struct stage *s, int index, const struct stage_env *se, const char *name,
-                     struct tee *tee)
+                     struct tee *tee, char **reason)
 {
     const char *set[10] = {0}, *unset[2] = {0};
     char *cvd = NULL, *logdir = NULL, *stage = xasprintf("TIPC_STAGE=%s", name), *id = NULL, *fp = NULL;
@@ -164,11 +196,22 @@ static int run_stage(const struct stage *s, int index, const struct stage_env *s
         if (id) set[ns++] = id;
         set[ns++] = fp;
     }
-    struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1};
-    int status = proc_run(&s->cl, &env);
+    struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1,
+                           se->timeout_s};
+    struct proc_result res;
+    int status = proc_run(&s->cl, &env, &res);
     free(cvd), free(id), free(fp);
     free(logdir);
     free(stage);
+    const char *kind = stage_kind_name(s->kind);
+    *reason = NULL;
+    if (res.timed_out) {
+        error_at(TIPC_EFAIL, se->config, s->line, "the %s stage timed out after %s (--stage-timeout); it and "
+                 "every process it started were stopped (SIGTERM, SIGKILL after 5 s)", kind, se->timeout_text);
+        *reason = xasprintf("timed out after %s (--stage-timeout)", se->timeout_text);
+    } else if (res.leftovers)
+        warning_msg("%s:%d: the %s stage ended but left %d process%s running; stopped (nothing a stage starts "
+                    "outlives it)", se->config, s->line, kind, res.leftovers, res.leftovers == 1 ? "" : "es");
     return status;
 }
 
@@ -206,14 +249,16 @@ static enum tipc_status run_one(const struct plan *p, int i, int k, int total, c
     char *name = xasprintf("%s.%s.%s%s%s%s", p->model, p->mode, kind, *s->matrix ? "[" : "", s->matrix,
                            *s->matrix ? "]" : "");
     double t0 = now_seconds(), wall = metrics_now();
-    int status = run_stage(s, i, se, name, log ? &tee : NULL);
+    char *reason;
+    int status = run_stage(s, i, se, name, log ? &tee : NULL, &reason);
     double secs = now_seconds() - t0;
     if (log) st = tee_finish(&tee);
     if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
     /* our own commands' exit codes have documented meanings: say which (README's table) */
     const char *meaning = status > 0 && s->cl.argc > 0 && !strcmp(s->cl.argv[0], "tipc")
                               ? tipc_status_name((enum tipc_status)status) : "unknown";
-    char *why = strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
+    char *why = reason ? reason
+                       : strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
     enum tipc_status ws = report_stage(r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, why, wall,
                                        secs, s->line);
     free(why);
@@ -240,7 +285,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
     struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a->config,
-                           a->mode};
+                           a->mode, a->timeout_s, a->timeout_text};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
     struct metrics mx;

@@ -102,7 +102,7 @@ int cmd_train(int argc, char **argv)
          "DIR/train/<class>/... (missing DIR with DataLoader.synthetic=auto: built-in\nsynthetic images)", NULL, NULL},
         {"--epochs", NULL, OPT_INT, &f.epochs, &f.s_epochs, 0, 100000, "N", "epochs to train", NULL, NULL},
         {"--batch-size", "-b", OPT_INT, &f.batch, &f.s_batch, 1, 4096, "N", "images per step (and per eval batch)", NULL, NULL},
-        {"--lr", NULL, OPT_DOUBLE, &f.lr, &f.s_lr, 0, 0, "F", "learning rate", NULL, NULL},
+        {"--lr", NULL, OPT_DOUBLE, &f.lr, &f.s_lr, 0, 1e300, "F", "learning rate (finite, >= 0: a huge one is a divergence test)", NULL, NULL},
         {"--output-dir", NULL, OPT_STR, &f.output_dir, NULL, 0, 0, "DIR", "where checkpoints go", NULL, NULL},
         {"--pretrained", NULL, OPT_STR, &f.pretrained, NULL, 0, 0, "CKPT", "start from (or, with --test-only, evaluate) these weights", NULL, NULL},
         {"--test-only", NULL, OPT_SWITCH, &f.test_only, NULL, 0, 0, NULL, "evaluate --pretrained (or --resume) on the val split and exit", NULL, NULL},
@@ -115,7 +115,7 @@ int cmd_train(int argc, char **argv)
         {"--workers", "-j", OPT_INT, &f.workers, &f.s_workers, 0, 256, "N", "data loader threads", NULL, NULL},
         {"--threads", NULL, OPT_INT, &f.threads, NULL, 0, 1024, "N", "CPU threads (default: all cores)", NULL, NULL},
         {"--model", NULL, OPT_STR, &f.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
-        {"--simulate-world", NULL, OPT_INT, &f.sim_world, &f.s_sim, 0, 0, "W",
+        {"--simulate-world", NULL, OPT_INT, &f.sim_world, &f.s_sim, 1, 4096, "W",
          "one process does what W data-parallel ranks (no SyncBN) do: each step runs\n"
          "rank 0..W-1's micro-batches (their data shards and dropout RNGs), averages\n"
          "the gradients, takes one SGD step and keeps rank 0's BN running statistics;\n"

@@ -13,15 +13,8 @@
 #define TIPC_CMDLINE_H
 #include <stddef.h>
 #include "../core/status.h"
+#include "../core/spawn.h" /* defines: struct redirect, enum redir_kind */
 
-enum redir_kind { REDIR_TRUNC, REDIR_APPEND, REDIR_DUP };
-
-struct redirect {
-    int fd;              /* 1 (stdout) or 2 (stderr) */
-    enum redir_kind kind;
-    char *path;          /* REDIR_TRUNC / REDIR_APPEND */
-    int dup_fd;          /* REDIR_DUP: make fd a copy of this one (1 or 2) */
-};
 
 struct cmdline {
     char **argv;         /* (argc + 1), NULL-terminated */

@@ -1,9 +1,10 @@
 /* launch_run.c: the ranks of this node. Spawns one process per device (fork/execve, never a shell)
- * in one process group with PR_SET_PDEATHSIG, tees each rank's output to DIR/workerlog.RANK and
+ * (spawn.h) in one process group with PR_SET_PDEATHSIG, tees each rank's output to DIR/workerlog.RANK and
  * (local rank 0, or all with --echo=all) to the console as `[node:rank] line`, forwards SIGINT/SIGTERM,
  * reaps everything (the launcher is a child subreaper), and stops all ranks, here and on every other
  * node through the failure notice, as soon as one fails. The rendezvous side is launch_join.c. */
 #include "launch_int.h"
+#include "../core/spawn.h" /* defines: spawn_start, spawn_stop_tree */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -103,30 +103,6 @@ static void free_strv(char **v)
 }
 
 /* ---- spawning -------------------------------------------------------------------------------- */
-static void child_exec(const struct launch_job *J, pid_t pgid, pid_t parent, int out, char **argv, char **envp)
-{
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(TIPC_EDIST);   /* the launcher died before prctl */
-    setpgid(0, pgid);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    int sigs[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGXFSZ};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], SIG_DFL);
-    fcntl(J->status_pipe[1], F_SETFD, 0);   /* the heartbeat pipe stays open across exec */
-    int nul = open("/dev/null", O_RDONLY);
-    if (nul >= 0) dup2(nul, 0);
-    dup2(out, 1);
-    dup2(out, 2);
-    if (J->o->is_subcommand) execve("/proc/self/exe", argv, envp);
-    else execvpe(argv[0], argv, envp);
-    const char *m1 = "tipc: error: launch: cannot run '", *m2 = "': ", *e = strerror(errno);
-    ssize_t w = write(2, m1, strlen(m1)) + write(2, argv[0], strlen(argv[0])) + write(2, m2, strlen(m2)) +
-                write(2, e, strlen(e)) + write(2, "\n", 1);
-    (void)w;
-    _exit(127);
-}
-
 static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pid_t *pgid, char **argv)
 {
     char *path = xasprintf("%s/workerlog.%d", J->o->log_dir, r->rank);
@@ -149,19 +125,27 @@ static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pi
     int p[2];
     if (pipe2(p, O_CLOEXEC)) return error_msg(TIPC_EIO, "launch: pipe: %s", strerror(errno));
     char **envp = rank_env(J, r);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) child_exec(J, *pgid, parent, p[1], argv, envp);
+    /* one group for the node's ranks; each dies with the launcher (PDEATHSIG), reads nothing */
+    struct spawn s = SPAWN_INIT;
+    s.argv = argv;
+    s.file = J->o->is_subcommand ? "/proc/self/exe" : NULL;
+    s.envp = envp;
+    s.stdin_null = true;
+    s.out_fd = s.err_fd = p[1];
+    s.pgid = *pgid;
+    s.pdeathsig = SIGKILL;
+    s.inherit_fd = J->status_pipe[1]; /* the heartbeat pipe stays open across exec (TIPC_STATUS_FD) */
+    int failed = spawn_start(&s);
+    int err = errno;
     free_strv(envp);
     close(p[1]);
-    if (pid < 0) {
+    if (failed) {
         close(p[0]);
-        return error_msg(TIPC_EDIST, "launch: %s: fork: %s", J->where, strerror(errno));
+        return error_msg(TIPC_EDIST, "launch: %s: fork: %s", J->where, strerror(err));
     }
-    setpgid(pid, *pgid ? *pgid : pid);   /* both sides set it: no race with kill(-pgid) */
-    if (!*pgid) *pgid = pid;
+    if (!*pgid) *pgid = s.group;
     fcntl(p[0], F_SETFL, O_NONBLOCK);
-    r->pid = pid;
+    r->pid = s.pid;
     r->out_fd = p[0];
     return TIPC_OK;
 }
@@ -348,10 +332,9 @@ static void watch(struct loop *L)
         handle_events(L);
     }
     free(pf);
-    /* leftovers of the group (a rank's background children): no orphans */
-    if (L->pgid) kill(-L->pgid, SIGKILL);
-    double until = now_seconds() + 1;
-    while (now_seconds() < until && waitpid(-1, NULL, WNOHANG) >= 0) usleep(10 * 1000);
+    /* leftovers (a rank's background children, in the group or not, even a setsid daemon: the
+     * launcher is their subreaper): no orphans */
+    spawn_stop_tree(L->pgid, SIGKILL, 0, -1);
 }
 
 static void install_signals(int wfd)
@@ -403,7 +386,7 @@ int launch_run(struct launch_opts *o)
         return error_msg(TIPC_EIO, "launch: pipe: %s", strerror(errno));
     pthread_mutex_init(&J.mu, NULL);
     install_signals(L.sig_pipe[1]);
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    spawn_become_subreaper();
     enum tipc_status st = job_join(&J);
     int code = st;
     if (!st && got_signal) code = st = TIPC_EINTR;

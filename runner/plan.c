@@ -61,13 +61,39 @@ static int pb_blame_line(const struct tipc_config *cfg, char c, int primary)
     return primary;
 }
 
+/* A copy of s with every PLAN_DIR_MARK replaced by the real output directory. */
+char *pb_real_dir(const struct builder *b, const char *s)
+{
+    size_t ml = strlen(PLAN_DIR_MARK), dl = strlen(b->out_dir), n = 0;
+    for (const char *q = strstr(s, PLAN_DIR_MARK); q; q = strstr(q + ml, PLAN_DIR_MARK)) n++;
+    char *out = xmalloc(strlen(s) + n * dl + 1), *o = out;
+    for (const char *q; (q = strstr(s, PLAN_DIR_MARK)); s = q + ml) {
+        memcpy(o, s, (size_t)(q - s));
+        o += q - s;
+        memcpy(o, b->out_dir, dl);
+        o += dl;
+    }
+    memcpy(o, s, strlen(s) + 1);
+    return out;
+}
+
+static void pb_real_word(const struct builder *b, char **w)
+{
+    if (!*w || !strstr(*w, PLAN_DIR_MARK)) return;
+    char *r = pb_real_dir(b, *w);
+    free(*w);
+    *w = r;
+}
+
 enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,
                                   const char *log, bool cat)
 {
     struct plan *p = b->p;
     if (kind == STAGE_INFER && log && b->pass_tag) {   /* the original overwrites: keep both logs */
         bool used = false;
-        for (int i = 0; i < p->n && !used; i++) used = p->st[i].log_path && !strcmp(p->st[i].log_path, log);
+        char *real = pb_real_dir(b, log); /* stages keep the real path (log has PLAN_DIR_MARK) */
+        for (int i = 0; i < p->n && !used; i++) used = p->st[i].log_path && !strcmp(p->st[i].log_path, real);
+        free(real);
         const char *pat = used ? FMT("> %s ", log) : NULL, *hit = pat ? strstr(cmd, pat) : NULL;
         if (hit) {
             const char *slash = strrchr(log, '/');
@@ -86,13 +112,21 @@ enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const cha
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->line = line;
+    char *shown = pb_real_dir(b, cmd);
     if (kind != STAGE_NOTE) {
         char err[256], bad = 0;
-        if (cmdline_parse(cmd, &s->cl, err, sizeof err, &bad) != TIPC_OK)
-            return error_at(TIPC_EUSAGE, b->cfg->path, pb_blame_line(b->cfg, bad, line), "%s: %s", err, cmd);
+        if (cmdline_parse(cmd, &s->cl, err, sizeof err, &bad) != TIPC_OK) {
+            error_at(TIPC_EUSAGE, b->cfg->path, pb_blame_line(b->cfg, bad, line), "%s: %s", err, shown);
+            free(shown);
+            return TIPC_EUSAGE;
+        }
+        /* the output dir goes back into the words it was put in: one argv word whatever it holds */
+        for (int i = 0; i < s->cl.argc; i++) pb_real_word(b, &s->cl.argv[i]);
+        for (int i = 0; i < s->cl.nenv; i++) pb_real_word(b, &s->cl.env[i]);
+        for (int i = 0; i < s->cl.nredir; i++) pb_real_word(b, &s->cl.redir[i].path);
     }
-    s->cmd = xstrdup(cmd);
-    s->log_path = log ? xstrdup(log) : NULL;
+    s->cmd = shown;
+    s->log_path = log ? pb_real_dir(b, log) : NULL;
     s->cat_log = cat;
     s->cvd = b->cvd;
     s->cvd_value = b->cvd == CVD_SET ? xstrdup(b->cvd_value) : NULL;
@@ -258,12 +292,20 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
         plan_free(p);
         return TIPC_EUSAGE;
     }
-    if (o && o->output_dir) p->log_dir = xstrdup(o->output_dir);
-    else if (p->ours && !under_test_tipc(cfg->path)) p->log_dir = xasprintf("./logs/%s/%s", p->model, mode);
-    else p->log_dir = xasprintf("./test_tipc/output/%s/%s", p->model, mode);
-    p->status_log = xasprintf("%s/results_python.log", p->log_dir);
+    char *out_dir;
+    if (o && o->output_dir) out_dir = xstrdup(o->output_dir);
+    else if (p->ours && !under_test_tipc(cfg->path)) out_dir = xasprintf("./logs/%s/%s", p->model, mode);
+    else out_dir = xasprintf("./test_tipc/output/%s/%s", p->model, mode);
+    /* Commands are built around a mark that the command parser reads as plain text, and get the
+     * real directory back word by word (pb_add_stage): a space, quote, '$' or ';' in it can neither
+     * split a word nor be refused as shell syntax blamed on a config line. */
+    b->out_dir = out_dir;
+    p->log_dir = xstrdup(PLAN_DIR_MARK);
     const char *gpuid = o && o->gpuid && *o->gpuid ? o->gpuid : NULL;
     enum tipc_status st = cfg->family == CFG_STEP6 ? build_step6(b, gpuid) : build_full(b, gpuid);
+    free(p->log_dir);
+    p->log_dir = out_dir;
+    p->status_log = xasprintf("%s/results_python.log", p->log_dir);
     for (size_t i = 0; i < b->ntmp; i++) free(b->tmp[i]);
     free(b->tmp);
     if (st != TIPC_OK) plan_free(p);

@@ -159,7 +159,7 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
                              : FMT("%s gpus=%s autocast=%s", r->trainer, g->gpu, r->autocast));
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(15), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
-    b->p->st[b->p->n - 1].rank_log_dir = xasprintf("%s/log", save_log);
+    b->p->st[b->p->n - 1].rank_log_dir = pb_real_dir(b, FMT("%s/log", save_log));   /* TIPC_LOG_DIR */
 
     const char *nodes_tag = FMT("%s_nodes_%d", tag, multi_node ? g->nodes : 1);
     b->pass_tag = strrchr(nodes_tag, '/') ? strrchr(nodes_tag, '/') + 1 : nodes_tag;

@@ -17,6 +17,7 @@ struct builder {
     const char *cvd_value;
     const char *python;         /* ${python} */
     const char *launch;         /* "-m paddle.distributed.launch", or "launch" for our configs */
+    const char *out_dir;        /* the real output directory; p->log_dir is PLAN_DIR_MARK while building */
     const char *pass_tag;       /* the training pass ("norm_train_gpus_0_autocast_False_nodes_1") or
                                    whole_infer model ("model_1") an inference belongs to: prefixed to an
                                    inference log name an earlier stage already wrote (no overwrite) */
@@ -24,6 +25,11 @@ struct builder {
     const char *matrix;         /* the next stage's own loop values, appended to ctx in its name */
     int last_train, last_export; /* stage indexes for struct stage.dep, -1 for none */
 };
+
+/* Stands for the output directory in commands being built; no config or path holds it. */
+#define PLAN_DIR_MARK "\x1dTIPC_OUTPUT_DIR\x1d"
+/* A malloc'ed copy of s with every PLAN_DIR_MARK replaced by the real output directory. */
+char *pb_real_dir(const struct builder *b, const char *s);
 
 #define K(i) (cfg_at(b->cfg, (i))->key)
 #define V(i) (cfg_at(b->cfg, (i))->value)

@@ -81,7 +81,7 @@ static enum tipc_status step6_trainer(struct builder *b, const struct gpu_item *
                                 : FMT("%s gpus=%s autocast=%s", trainer, g->gpu, autocast));
     TRY(pb_add_stage(b, STAGE_TRAIN, cmd, LN(13), NULL, false));
     if (*g->ips) b->p->st[b->p->n - 1].ips = xstrdup(g->ips);
-    b->p->st[b->p->n - 1].rank_log_dir = xasprintf("%s/log", save_log);
+    b->p->st[b->p->n - 1].rank_log_dir = pb_real_dir(b, FMT("%s/log", save_log));   /* TIPC_LOG_DIR */
 
     const char *weights = FMT("%s/%s", save_log, train_model_name);
     const char *set_eval_pretrain = SETP(pretrain_key, weights);

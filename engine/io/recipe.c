@@ -14,46 +14,49 @@
 #include "../../core/banned.h"
 
 enum key_type { K_INT, K_LONG, K_DOUBLE, K_STR, K_BOOL, K_SCHED, K_INTLIST };
-struct key { const char *name; enum key_type type; size_t off; size_t size; };
+/* min < max: the value's allowed range (K_INT, K_DOUBLE), checked on every path in (YAML, -o), so a
+ * value no machine can hold (batch 1e9, image_size 1e5) is a usage error naming the key, not an
+ * out-of-memory death later. The ranges are documented in docs/reliability.md. */
+struct key { const char *name; enum key_type type; size_t off; size_t size; double min, max; };
 
 #define F(field) offsetof(struct recipe, field), sizeof(((struct recipe *)0)->field)
 static const struct key KEYS[] = {
-    {"Global.epochs", K_INT, F(epochs)},
-    {"Global.output_dir", K_STR, F(output_dir)},
-    {"Global.print_batch_step", K_INT, F(print_freq)},
-    {"Global.seed", K_LONG, F(seed)},
-    {"Global.device", K_STR, F(device)},
-    {"Global.eval_during_train", K_BOOL, F(eval_during_train)},
-    {"Arch.name", K_STR, F(arch)},
-    {"Arch.class_num", K_INT, F(num_classes)},
-    {"Arch.width_mult", K_DOUBLE, F(width_mult)},
-    {"Arch.image_size", K_INT, F(image_size)},
-    {"Arch.dropout", K_DOUBLE, F(dropout)},
-    {"Loss.label_smoothing", K_DOUBLE, F(label_smoothing)},
-    {"Optimizer.name", K_STR, 0, 0}, /* Momentum only; checked below */
-    {"Optimizer.momentum", K_DOUBLE, F(momentum)},
-    {"Optimizer.weight_decay", K_DOUBLE, F(weight_decay)},
-    {"Optimizer.lr.name", K_SCHED, F(lr_name)},
-    {"Optimizer.lr.learning_rate", K_DOUBLE, F(lr)},
-    {"Optimizer.lr.warmup_epoch", K_DOUBLE, F(warmup_epochs)},
-    {"Optimizer.lr.warmup_start_lr", K_DOUBLE, F(warmup_start_lr)},
-    {"Optimizer.lr.decay_epochs", K_INTLIST, F(decay_epochs)},
-    {"Optimizer.lr.gamma", K_DOUBLE, F(gamma)},
-    {"Optimizer.lr.eta_min", K_DOUBLE, F(eta_min)},
-    {"DataLoader.data_path", K_STR, F(data_path)},
-    {"DataLoader.batch_size", K_INT, F(batch_size)},
-    {"DataLoader.eval_batch_size", K_INT, F(eval_batch_size)},
-    {"DataLoader.num_workers", K_INT, F(num_workers)},
-    {"DataLoader.resize_size", K_INT, F(resize_size)},
-    {"DataLoader.skip_bad", K_BOOL, F(skip_bad)},
-    {"DataLoader.synthetic", K_STR, F(synthetic)},
-    {"DataLoader.synthetic_size", K_INT, F(synthetic_size)},
-    {"Distributed.fuse_grad_size_in_MB", K_INT, F(fuse_grad_size_in_MB)},
-    {"Distributed.use_hierarchical_allreduce", K_BOOL, F(use_hierarchical_allreduce)},
-    {"Distributed.use_local_sgd", K_BOOL, F(use_local_sgd)},
-    {"Distributed.local_sgd_steps", K_INT, F(local_sgd_steps)},
-    {"Distributed.local_sgd_is_warm_steps", K_INT, F(local_sgd_is_warm_steps)},
-    {"Distributed.check_every", K_INT, F(check_every)},
+    {"Global.epochs", K_INT, F(epochs), 0, 100000},
+    {"Global.output_dir", K_STR, F(output_dir), 0, 0},
+    {"Global.print_batch_step", K_INT, F(print_freq), 1, 1000000000},
+    {"Global.seed", K_LONG, F(seed), 0, 0},
+    {"Global.device", K_STR, F(device), 0, 0},
+    {"Global.eval_during_train", K_BOOL, F(eval_during_train), 0, 0},
+    {"Arch.name", K_STR, F(arch), 0, 0},
+    {"Arch.class_num", K_INT, F(num_classes), 1, 100000},
+    {"Arch.width_mult", K_DOUBLE, F(width_mult), 0.1, 4},
+    {"Arch.image_size", K_INT, F(image_size), 32, 1024},
+    {"Arch.dropout", K_DOUBLE, F(dropout), 0, 0.99},
+    {"Loss.label_smoothing", K_DOUBLE, F(label_smoothing), 0, 0.99},
+    {"Optimizer.name", K_STR, 0, 0, 0, 0}, /* Momentum only; checked below */
+    {"Optimizer.momentum", K_DOUBLE, F(momentum), 0, 1},
+    {"Optimizer.weight_decay", K_DOUBLE, F(weight_decay), 0, 1},
+    {"Optimizer.lr.name", K_SCHED, F(lr_name), 0, 0},
+    {"Optimizer.lr.learning_rate", K_DOUBLE, F(lr), 0, 1e300},
+    {"Optimizer.lr.warmup_epoch", K_DOUBLE, F(warmup_epochs), 0, 100000},
+    {"Optimizer.lr.warmup_start_lr", K_DOUBLE, F(warmup_start_lr), 0, 1e300},
+    {"Optimizer.lr.decay_epochs", K_INTLIST, F(decay_epochs), 0, 0},
+    {"Optimizer.lr.gamma", K_DOUBLE, F(gamma), 0, 100},
+    {"Optimizer.lr.eta_min", K_DOUBLE, F(eta_min), 0, 1e300},
+    {"DataLoader.data_path", K_STR, F(data_path), 0, 0},
+    {"DataLoader.batch_size", K_INT, F(batch_size), 1, 4096},
+    {"DataLoader.eval_batch_size", K_INT, F(eval_batch_size), 1, 4096},
+    {"DataLoader.num_workers", K_INT, F(num_workers), 0, 256},
+    {"DataLoader.resize_size", K_INT, F(resize_size), 32, 4096},
+    {"DataLoader.skip_bad", K_BOOL, F(skip_bad), 0, 0},
+    {"DataLoader.synthetic", K_STR, F(synthetic), 0, 0},
+    {"DataLoader.synthetic_size", K_INT, F(synthetic_size), 1, 1000000},
+    {"Distributed.fuse_grad_size_in_MB", K_INT, F(fuse_grad_size_in_MB), 0, 4096},
+    {"Distributed.use_hierarchical_allreduce", K_BOOL, F(use_hierarchical_allreduce), 0, 0},
+    {"Distributed.use_local_sgd", K_BOOL, F(use_local_sgd), 0, 0},
+    {"Distributed.local_sgd_steps", K_INT, F(local_sgd_steps), 1, 1000000},
+    {"Distributed.local_sgd_is_warm_steps", K_INT, F(local_sgd_is_warm_steps), 0, 1000000000},
+    {"Distributed.check_every", K_INT, F(check_every), 0, 1000000000},
 };
 #undef F
 
@@ -139,6 +142,11 @@ static enum tipc_status set_key(struct recipe *r, const char *name, const char *
     }
     }
     if (!ok) return error_at(TIPC_EUSAGE, where, line, "bad value '%s' for '%s'", v, name);
+    if (k->min < k->max) {
+        double x = k->type == K_INT ? *(int *)dst : *(double *)dst;
+        if (!(x >= k->min && x <= k->max))
+            return error_at(TIPC_EUSAGE, where, line, "'%s' must be in %.15g..%.15g, got %s", name, k->min, k->max, v);
+    }
     return TIPC_OK;
 }
 

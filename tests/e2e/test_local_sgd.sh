@@ -21,7 +21,7 @@ grep -q 'allreduce (LocalSGD: parameter averages)' lsgd.out || fail "no LocalSGD
 $DIFF lsgd/latest.ckpt dp/latest.ckpt params 1e-4 >diff.out && fail "LocalSGD equals plain data parallelism: $(cat diff.out)"
 echo "LocalSGD vs plain data parallel: $(cat diff.out)"
 "$TIPC" train $RECIPE -o Distributed.local_sgd_steps=0 --output-dir x >err.out 2>&1; rc=$?
-[ $rc = 2 ] && grep -q 'local_sgd_steps >= 1' err.out || fail "local_sgd_steps=0: exit $rc, $(cat err.out)"
+[ $rc = 2 ] && grep -q "'Distributed.local_sgd_steps' must be in 1.." err.out || fail "local_sgd_steps=0: exit $rc, $(cat err.out)"
 "$TIPC" train $RECIPE -o Distributed.use_local_sgd=maybe --output-dir x >err.out 2>&1; rc=$?
 [ $rc = 2 ] || fail "use_local_sgd=maybe: exit $rc, $(cat err.out)"
 echo ok

@@ -2,6 +2,7 @@
  * reports them, redirections applied by us, environment edits, `tipc` mapped to our binary. */
 #include "testutil.h"
 #include "../../runner/proc.h"
+#include "../../core/spawn.h"
 
 static char tmpdir[256];
 
@@ -31,7 +32,7 @@ static int run(const char *line, const struct proc_env *env)
     struct cmdline c;
     char err[256], bad;
     if (cmdline_parse(line, &c, err, sizeof err, &bad) != TIPC_OK) fail_msg("%s", err);
-    int st = proc_run(&c, env);
+    int st = proc_run(&c, env, NULL);
     cmdline_free(&c);
     return st;
 }
@@ -123,6 +124,39 @@ static void test_tipc_maps_to_self_exe(void **state)
     free(s);
 }
 
+static int run_res(const char *line, const struct proc_env *env, struct proc_result *res)
+{
+    struct cmdline c;
+    char err[256], bad;
+    if (cmdline_parse(line, &c, err, sizeof err, &bad) != TIPC_OK) fail_msg("%s", err);
+    int st = proc_run(&c, env, res);
+    cmdline_free(&c);
+    return st;
+}
+
+/* A child that outlives its time is stopped with its own child: status 124, nothing left. */
+static void test_timeout_stops_the_tree(void **state)
+{
+    spawn_become_subreaper();
+    struct proc_env env = {.timeout_s = 0.5};
+    struct proc_result res;
+    assert_int_equal(run_res("sh -c 'sleep 30 & exec sleep 31'", &env, &res), 124);
+    assert_true(res.timed_out);
+    assert_int_equal(spawn_count_descendants(), 0);
+}
+
+/* What a child leaves running when it ends (in its group or not) is stopped and counted. */
+static void test_leftovers_are_stopped(void **state)
+{
+    spawn_become_subreaper();
+    struct proc_env env = {.self_exe = NULL};
+    struct proc_result res;
+    assert_int_equal(run_res("sh -c 'sleep 30 & setsid sleep 31 & (sleep 32 &); exit 3'", &env, &res), 3);
+    assert_false(res.timed_out);
+    assert_true(res.leftovers >= 3); /* 3 sleeps, and the subshell if it had not ended yet */
+    assert_int_equal(spawn_count_descendants(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +165,8 @@ int main(void)
         cmocka_unit_test(test_missing_program_and_bad_redirect),
         cmocka_unit_test(test_environment_edits),
         cmocka_unit_test(test_tipc_maps_to_self_exe),
+        cmocka_unit_test(test_timeout_stops_the_tree),
+        cmocka_unit_test(test_leftovers_are_stopped),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
