@@ -4,13 +4,7 @@
 #include "rng.h"
 #include "banned.h"
 
-uint64_t rng_mix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+uint64_t rng_mix64(uint64_t z) { return splitmix64_mix(z + SPLITMIX64_GAMMA); }
 
 void rng_seed(struct rng *r, uint64_t seed)
 {

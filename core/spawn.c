@@ -17,16 +17,10 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "time.h"
 #include "banned.h"
 
 static pid_t guard_pid; /* spawn_guard_start's watcher: ours, but not part of any stage's tree */
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void nap_ms(int ms)
 {
@@ -256,7 +250,7 @@ int spawn_stop_tree(pid_t pgid, int sig, double grace_s, pid_t wait_pid)
     size_t cap = 0;
     int nsent = 0;
     bool hard = sig == SIGKILL;
-    double t0 = mono();
+    double t0 = now_seconds();
     for (int round = 0;; round++) {
         struct pinfo *v;
         int n = list_procs(&v), live = 0;
@@ -282,7 +276,7 @@ int spawn_stop_tree(pid_t pgid, int sig, double grace_s, pid_t wait_pid)
          * stopped process acts on the signal only once continued */
         if (round == 0 && pgid > 0) kill(-pgid, sig), kill(-pgid, SIGCONT);
         if (!live) break;
-        double t = mono() - t0;
+        double t = now_seconds() - t0;
         if (!hard && t >= grace_s) {
             hard = true;
             if (pgid > 0) kill(-pgid, SIGKILL);
@@ -351,8 +345,8 @@ TIPC_NORETURN static void guard_main(int rfd, const char *mark)
     while (read(rfd, &b, 1) < 0 && errno == EINTR) {}
     /* tipc is gone: TERM, 5 s, then KILL (zombies keep the mark until reaped by init: count them out
      * by giving up after the KILL rounds) */
-    double t0 = mono();
-    while (signal_marked(mark, SIGTERM) && mono() - t0 < 5) nap_ms(50);
+    double t0 = now_seconds();
+    while (signal_marked(mark, SIGTERM) && now_seconds() - t0 < 5) nap_ms(50);
     for (int i = 0; i < 50 && signal_marked(mark, SIGKILL); i++) nap_ms(50);
     _exit(0);
 }
@@ -392,7 +386,7 @@ static void job_stopped(struct spawn *s)
 
 int spawn_wait(struct spawn *s)
 {
-    double grace = s->grace_s > 0 ? s->grace_s : 5.0, t0 = mono();
+    double grace = s->grace_s > 0 ? s->grace_s : 5.0, t0 = now_seconds();
     int status = 0, nap = 1;
     double int_at = 0;
     for (;;) {
@@ -408,12 +402,12 @@ int spawn_wait(struct spawn *s)
         }
         /* An interrupt: the signal itself went to the group (the caller's handler); the child gets
          * the grace period to act on it, then the tree is killed. */
-        if (s->interrupt && *s->interrupt && !int_at) int_at = mono();
-        if (int_at && !s->stopped_by_us && mono() - int_at >= grace) {
+        if (s->interrupt && *s->interrupt && !int_at) int_at = now_seconds();
+        if (int_at && !s->stopped_by_us && now_seconds() - int_at >= grace) {
             s->stopped_by_us = true;
             spawn_stop_tree(s->group, SIGKILL, 0, s->pid);
         }
-        if (!s->timed_out && s->timeout_s > 0 && mono() - t0 >= s->timeout_s) {
+        if (!s->timed_out && s->timeout_s > 0 && now_seconds() - t0 >= s->timeout_s) {
             s->timed_out = s->stopped_by_us = true;
             spawn_stop_tree(s->group, SIGTERM, grace, s->pid);
         }

@@ -8,14 +8,8 @@
 #include "../engine/data/dataset.h"
 #include "../engine/data/loader.h"
 #include "../core/check.h"
+#include "../core/time.h"
 #include "../core/banned.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 enum tipc_status prepare_bench_loader(const char *dir, int batch, int crop, int threads, int steps, bool eval)
 {
@@ -27,13 +21,13 @@ enum tipc_status prepare_bench_loader(const char *dir, int batch, int crop, int 
     enum tipc_status st = loader_init(&L, &ds, &c);
     const struct batch *b = NULL;
     if (st == TIPC_OK) st = loader_next(L, &b);   /* warm-up: threads started, files cached */
-    double t0 = now_s();
+    double t0 = now_seconds();
     long images = 0;
     for (int i = 0; st == TIPC_OK && i < steps; i++) {
         st = loader_next(L, &b);
         if (st == TIPC_OK) images += b->n;
     }
-    double dt = now_s() - t0;
+    double dt = now_seconds() - t0;
     if (st == TIPC_OK) {
         int t = loader_threads(L);
         printf("loader: %ld images in %.3f s: %.1f img/s with %d threads, %.1f img/s per thread (%s %dpx, batch %d)\n",

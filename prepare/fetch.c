@@ -16,6 +16,7 @@
 #include "../core/fs.h"
 #include "sha256.h"
 #include "../core/check.h"
+#include "../core/time.h"
 #include "../core/parse.h"
 #include "../core/banned.h"
 
@@ -57,18 +58,11 @@ struct progress {
     double start, last;     /* monotonic seconds */
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
     (void)ultotal; (void)ulnow;
     struct progress *p = p_;
-    double t = now_s();
+    double t = now_seconds();
     if (p->quiet || t - p->last < (p->tty ? 0.2 : 5.0)) return 0;
     p->last = t;
     double got = (double)(p->base + dlnow) / 1e6, total = (double)(p->base + dltotal) / 1e6;
@@ -151,7 +145,7 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     CHECK(c != NULL, "curl_easy_init");
     char errbuf[CURL_ERROR_SIZE] = "";
     struct progress pr = {.name = url, .tty = isatty(2), .quiet = o->quiet, .base = have,
-                          .start = now_s(), .last = now_s()};
+                          .start = now_seconds(), .last = now_seconds()};
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
     curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");

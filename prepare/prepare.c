@@ -16,6 +16,7 @@
 #include "manifest.h"
 #include "synth.h"
 #include "../core/check.h"
+#include "../core/time.h"
 #include "../core/regfile.h"
 #include "../core/parse.h"
 #include "../core/banned.h"
@@ -71,13 +72,6 @@ char *prepare_read_model_name(const char *config_path)
         return NULL;
     }
     return xstrdup(line + strlen(key));
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The marker text of the synthetic fallback: its parameters, so a changed manifest redoes it. */
@@ -159,11 +153,11 @@ static enum tipc_status fallback(const struct manifest *m, const struct manifest
     const struct synth_config *s = &it->synth;
     switch (it->fallback) {
     case FALLBACK_SYNTHETIC: {
-        double t0 = now_s();
+        double t0 = now_seconds();
         TRY(synth_dataset(it->dest, s));
         printf("prepare: '%s': %s, made the synthetic default (%d classes, %d train + %d val JPEGs) in %.2f s\n",
                it->dest, reason, s->classes, s->classes * s->train_per_class, s->classes * s->val_per_class,
-               now_s() - t0);
+               now_seconds() - t0);
         return TIPC_OK;
     }
     case FALLBACK_NONE:
@@ -232,14 +226,14 @@ static enum tipc_status prepare_item_locked(const struct manifest *m, const stru
     for (int i = 0; i < it->n_urls; i++) {
         const char *url = it->urls[i];
         if (o->offline && strncmp(url, "file://", 7) != 0) { skipped++; continue; }
-        double t0 = now_s();
+        double t0 = now_seconds();
         bool dl = false, fetched = false;
         enum tipc_status st = from_url(it, url, o, &dl, &fetched);
         if (st != TIPC_OK && fetched) return st;   /* a verified archive that cannot be unpacked here (a full
                                                      * disk, a write error): an error, never hidden by a fallback */
         if (st == TIPC_OK) {
             printf("prepare: '%s': %s %s (sha256 verified) in %.2f s\n", it->dest,
-                   dl ? "fetched" : "used the cached copy of", url, now_s() - t0);
+                   dl ? "fetched" : "used the cached copy of", url, now_seconds() - t0);
             return TIPC_OK;
         }
         failed++;
@@ -286,11 +280,11 @@ enum tipc_status prepare_url(const char *url, const char *sha256, const char *di
 {
     char name[256];
     char *dest = xasprintf("%s/%s", dir, url_basename(url, name, sizeof name));
-    double t0 = now_s();
+    double t0 = now_seconds();
     bool dl = false;
     enum tipc_status st = fetch_file(url, sha256, dest, o, &dl);
     if (st == TIPC_OK)
-        printf("prepare: '%s': %s (sha256 verified) in %.2f s\n", dest, dl ? "fetched" : "already there", now_s() - t0);
+        printf("prepare: '%s': %s (sha256 verified) in %.2f s\n", dest, dl ? "fetched" : "already there", now_seconds() - t0);
     char *out = NULL;
     if (st == TIPC_OK && extract && (st = extract_archive_into(dest, dir, url, &out)) == TIPC_OK)
         printf("prepare: extracted into '%s'\n", out);

@@ -10,7 +10,7 @@
 #include <turbojpeg.h>
 
 #include "../core/fs.h"
-#include "../engine/data/rng.h"
+#include "../core/rng.h"
 #include "../core/check.h"
 #include "../core/banned.h"
 

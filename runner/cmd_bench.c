@@ -7,8 +7,8 @@
 #include <time.h>
 
 #include "cmds.h"
-#include "engine_flags.h"
 #include "../core/check.h"
+#include "../core/options.h"
 #include "../core/time.h"
 #include "../core/rng.h"
 #include "../engine/infer/infer.h"
@@ -16,21 +16,16 @@
 #include "../engine/model/train_step.h"
 #include "../core/banned.h"
 
-const char usage_bench[] =
-    "usage: tipc bench train|infer [--model mobilenet_v3_small] [--batch-size B] [--resolution R]\n"
-    "                  [--steps S] [--warmup W] [--threads T] [--num-classes K] [--device cpu|gpu]\n"
-    "                  [--cuda-graph]\n\n"
+static const char about[] =
     "Time the engine on synthetic data and print img/s and ms/step.\n"
     "  train   forward + backward + momentum SGD step (train-mode BN, dropout 0.2)\n"
-    "  infer   the exported inference graph (BN folded), forward only\n"
-    "Defaults: batch 32, resolution 224, steps 10, warmup 2, threads = all cores, 1000 classes, cpu.\n"
+    "  infer   the exported inference graph (BN folded), forward only\n";
+static const char footer[] =
     "--device gpu runs fp32 on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
-    "device sync, so the times are of the work, not of its launch. --cuda-graph (infer, gpu, warmup\n"
-    ">= 2): the forward pass is captured once in the warm-up (after one plain pass) and every later\n"
-    "step replays it (the input upload stays outside the graph).\n"
-    "Exit codes: 0 ok, 2 usage, 7 gpu not built or no CUDA device.\n";
-
-
+    "device sync, so the times are of the work, not of its launch.\n"
+    "Exit codes: 0 ok, 2 usage, 7 gpu not built or no CUDA device.\n"
+    "Environment (A/B runs): TIPC_NO_FUSE=1 (BN and activation as two ops), TIPC_INFER_PER_OP=1\n"
+    "(infer: the op-by-op schedule on the CPU), TIPC_CUDA_TF32=1, TIPC_CUDNN_FIND=1 (see tipc help train).\n";
 
 struct bench_opts {
     const char *model, *device;
@@ -136,26 +131,31 @@ int cmd_bench(int argc, char **argv)
 {
     struct bench_opts o = {.model = "mobilenet_v3_small", .device = "cpu", .batch = 32, .res = 224, .steps = 10, .warmup = 2,
                            .threads = 0, .classes = 1000};
-    if (argc < 2 || argv[1][0] == '-') {
-        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-            fputs(usage_bench, stdout);
-            return TIPC_OK;
-        }
-        return cmd_usage_error("bench");
-    }
-    const char *what = argv[1];
+    const struct opt opts[] = {
+        {"--model", NULL, OPT_STR, &o.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
+        {"--batch-size", "-b", OPT_INT, &o.batch, NULL, 1, 4096, "B", "images per step (default 32)", NULL, NULL},
+        {"--resolution", NULL, OPT_INT, &o.res, NULL, 32, 2048, "R", "input R x R (default 224)", NULL, NULL},
+        {"--steps", NULL, OPT_INT, &o.steps, NULL, 1, 1000000, "S", "timed steps (default 10)", NULL, NULL},
+        {"--warmup", NULL, OPT_INT, &o.warmup, NULL, 0, 1000000, "W", "untimed steps first (default 2)", NULL, NULL},
+        {"--threads", NULL, OPT_INT, &o.threads, NULL, 0, 1024, "T", "CPU threads (default: all cores)", NULL, NULL},
+        {"--num-classes", NULL, OPT_INT, &o.classes, NULL, 1, 100000, "K", "classes (default 1000)", NULL, NULL},
+        {"--device", NULL, OPT_STR, &o.device, NULL, 0, 0, "cpu|gpu", "where to run (default cpu)", NULL, NULL},
+        {"--cuda-graph", NULL, OPT_SWITCH, &o.graph, NULL, 0, 0, NULL,
+         "infer, gpu, warmup >= 2: the forward pass is captured once in the warm-up\n"
+         "(after one plain pass) and every later step replays it (the input upload\n"
+         "stays outside the graph)", NULL, NULL},
+        {0},
+    };
+    const struct opt_cmd cmd = {.name = "bench", .synopsis = "train|infer [options]", .about = about, .opts = opts,
+                                .footer = footer, .max_pos = 1};
+    const char *pos[1] = {NULL};
+    struct opt_result r;
+    TRY(opt_parse(&cmd, argc, argv, pos, &r));
+    if (r.help) return TIPC_OK;
+    if (!r.npos) return opt_usage_error(&cmd);
+    const char *what = pos[0];
     if (strcmp(what, "train") && strcmp(what, "infer"))
         return error_msg(TIPC_EUSAGE, "bench: unknown benchmark '%s' (train or infer)", what);
-    const struct flag tbl[] = {
-        {"--model", NULL, FLAG_STR, &o.model, NULL, 0, 0},        {"--batch-size", "-b", FLAG_INT, &o.batch, NULL, 1, 4096},
-        {"--resolution", NULL, FLAG_INT, &o.res, NULL, 32, 2048},     {"--steps", NULL, FLAG_INT, &o.steps, NULL, 1, 1000000},
-        {"--warmup", NULL, FLAG_INT, &o.warmup, NULL, 0, 1000000},      {"--threads", NULL, FLAG_INT, &o.threads, NULL, 0, 1024},
-        {"--num-classes", NULL, FLAG_INT, &o.classes, NULL, 1, 100000}, {"--device", NULL, FLAG_STR, &o.device, NULL, 0, 0},
-        {"--cuda-graph", NULL, FLAG_SWITCH, &o.graph, NULL, 0, 0}, {0},
-    };
-    bool help;
-    TRY(flags_parse("bench", usage_bench, argc - 1, argv + 1, tbl, &help));
-    if (help) return TIPC_OK;
     if (strcmp(o.model, "mobilenet_v3_small"))
         return error_msg(TIPC_EUSAGE, "bench: unknown model '%s' (only mobilenet_v3_small)", o.model);
     if (o.batch < 1 || o.res < 32 || o.steps < 1 || o.warmup < 0 || o.classes < 1)

@@ -8,48 +8,47 @@
 #include <sys/stat.h>
 
 #include "cmds.h"
-#include "engine_flags.h"
 #include "../core/check.h"
 #include "../core/staged.h"
 #include "../core/fs.h"
+#include "../core/options.h"
 #include "../engine/infer/infer.h"
 #include "../engine/io/checkpoint.h"
 #include "../engine/io/onnx.h"
 #include "../engine/model/mobilenet_v3.h"
 #include "../core/banned.h"
 
-const char usage_export[] =
-    "usage: tipc export --pretrained CKPT --save-inference-dir DIR [--model mobilenet_v3_small]\n"
-    "                   [--img-size R] [--num-classes K] [--device cpu|gpu]\n\n"
+static const char about[] =
     "Fold a training checkpoint into an inference model: BN folded into the convs, dropout\n"
     "removed, a trailing softmax, no optimizer state. Writes DIR/inference.tipc (read by\n"
     "`tipc infer --model-dir DIR`, no YAML needed) and DIR/inference.onnx (opset 17; input\n"
-    "'input' (N,3,R,R) normalised RGB, outputs 'probs' and 'logits').\n"
-    "  --img-size R      input resolution of the exported graph (default: the checkpoint's)\n"
-    "  --num-classes K   must match the checkpoint when given\n"
+    "'input' (N,3,R,R) normalised RGB, outputs 'probs' and 'logits').\n";
+static const char footer[] =
     "Exit codes: 0 ok, 2 usage, 5 checkpoint unreadable/corrupt/other model or output not writable.\n";
 
 int cmd_export(int argc, char **argv)
 {
     const char *model = "mobilenet_v3_small", *ckpt = NULL, *dir = NULL, *device = "cpu";
     int img = 0, classes = 0;
-    const struct flag tbl[] = {
-        {"--model", NULL, FLAG_STR, &model, NULL, 0, 0},
-        {"--pretrained", NULL, FLAG_STR, &ckpt, NULL, 0, 0},
-        {"--save-inference-dir", NULL, FLAG_STR, &dir, NULL, 0, 0},
-        {"--img-size", NULL, FLAG_INT, &img, NULL, 32, 2048},
-        {"--num-classes", NULL, FLAG_INT, &classes, NULL, 1, 100000},
-        {"--device", NULL, FLAG_STR, &device, NULL, 0, 0},
+    const struct opt opts[] = {
+        {"--pretrained", NULL, OPT_STR, &ckpt, NULL, 0, 0, "CKPT", "the training checkpoint (required)", NULL, NULL},
+        {"--save-inference-dir", NULL, OPT_STR, &dir, NULL, 0, 0, "DIR", "where to write the model (required)", NULL, NULL},
+        {"--model", NULL, OPT_STR, &model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
+        {"--img-size", NULL, OPT_INT, &img, NULL, 32, 2048, "R", "input resolution of the exported graph (default: the checkpoint's)", NULL, NULL},
+        {"--num-classes", NULL, OPT_INT, &classes, NULL, 1, 100000, "K", "must match the checkpoint when given", NULL, NULL},
+        {"--device", NULL, OPT_STR, &device, NULL, 0, 0, "cpu|gpu", "where to fold", NULL, NULL},
         {0},
     };
-    bool help;
-    TRY(flags_parse("export", usage_export, argc, argv, tbl, &help));
-    if (help) return TIPC_OK;
+    const struct opt_cmd cmd = {.name = "export", .synopsis = "--pretrained CKPT --save-inference-dir DIR [options]",
+                                .about = about, .opts = opts, .footer = footer};
+    struct opt_result r;
+    TRY(opt_parse(&cmd, argc, argv, NULL, &r));
+    if (r.help) return TIPC_OK;
     if (strcmp(model, "mobilenet_v3_small"))
         return error_msg(TIPC_EUSAGE, "export: unknown model '%s' (only mobilenet_v3_small)", model);
     if (!ckpt || !dir) {
         error_msg(TIPC_EUSAGE, "export: --pretrained and --save-inference-dir are required");
-        return cmd_usage_error("export");
+        return opt_usage_error(&cmd);
     }
     struct ckpt_meta meta;
     TRY(ckpt_read_meta(ckpt, &meta));

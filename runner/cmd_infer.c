@@ -15,9 +15,9 @@
 #include <time.h>
 
 #include "cmds.h"
-#include "engine_flags.h"
 #include "version.h"
 #include "../core/check.h"
+#include "../core/options.h"
 #include "../core/regfile.h"
 #include "../core/staged.h"
 #include "../core/time.h"
@@ -26,25 +26,13 @@
 #include "../engine/infer/infer.h"
 #include "../core/banned.h"
 
-const char usage_infer[] =
-    "usage: tipc infer --model-dir DIR [--img-path PATH] [--batch-size N] [--use-gpu BOOL]\n"
-    "                  [--cpu-threads T] [--benchmark BOOL] [--resize-size 256] [--crop-size 224]\n"
-    "                  [--warmup W] [--top-k K] [--input-raw F --output-raw F]\n\n"
-    "Classify images with an exported model (DIR/inference.tipc from `tipc export`).\n"
-    "  --img-path PATH   a JPEG, or a directory of them (default ./images/demo.jpg, else the installed\n"
-    "                    PREFIX/share/tipc/images/demo.jpg beside this tipc's bin/)\n"
-    "  --batch-size N    images per forward pass (default 1)\n"
-    "  --benchmark BOOL  print the AutoLog-style timing summary (Step6 infer.py --benchmark)\n"
-    "  --warmup W        untimed forward passes before timing (default 0)\n"
-    "  --input-raw F     read float32 (N,3,R,R) normalised input from F instead of images, and\n"
-    "  --output-raw F    write float32 probs (N,K) then logits (N,K) to F\n"
+static const char about[] = "Classify images with an exported model (DIR/inference.tipc from `tipc export`).\n";
+static const char footer[] =
     "Output per image: 'image_name: P, class_id: C, prob: X' then 'top-K: id (prob), ...'.\n"
-    "  --use-gpu BOOL    run on the CUDA device TIPC_DEVICE / LOCAL_RANK (default 0)\n"
-    "  --device cpu|gpu  the same as --use-gpu False|True (the other commands' spelling)\n"
     "Exit codes: 0 ok, 2 usage, 3 unreadable image, 5 model unreadable/corrupt, 7 gpu not built or\n"
-    "no CUDA device, 70 a CUDA call failed.\n";
-
-
+    "no CUDA device, 70 a CUDA call failed.\n"
+    "TIPC_INFER_PER_OP=1 runs the op-by-op schedule on the CPU too (A/B checks); TIPC_CUDA_TF32=1\n"
+    "allows TF32 tensor cores on the GPU.\n";
 
 struct infer_flags {
     const char *model_dir, *img_path, *in_raw, *out_raw, *device;
@@ -288,29 +276,32 @@ static char *default_image(void)
 int cmd_infer(int argc, char **argv)
 {
     struct infer_flags f = {.batch = 1, .topk = 5};
-    const struct flag tbl[] = {
-        {"--model-dir", NULL, FLAG_STR, &f.model_dir, NULL, 0, 0},
-        {"--img-path", NULL, FLAG_STR, &f.img_path, NULL, 0, 0},
-        {"--batch-size", NULL, FLAG_INT, &f.batch, NULL, 1, 4096},
-        {"--max-batch-size", NULL, FLAG_INT, &f.max_batch, NULL, 0, 4096},
-        {"--use-gpu", NULL, FLAG_BOOL, &f.use_gpu, NULL, 0, 0},
-        {"--device", NULL, FLAG_STR, &f.device, NULL, 0, 0},
-        {"--cpu-threads", NULL, FLAG_INT, &f.threads, NULL, 0, 1024},
-        {"--benchmark", NULL, FLAG_BOOL, &f.benchmark, NULL, 0, 0},
-        {"--resize-size", NULL, FLAG_INT, &f.resize, NULL, 0, 4096},
-        {"--crop-size", NULL, FLAG_INT, &f.crop, NULL, 0, 2048},
-        {"--warmup", NULL, FLAG_INT, &f.warmup, NULL, 0, 1000000},
-        {"--top-k", NULL, FLAG_INT, &f.topk, NULL, 1, 100000},
-        {"--input-raw", NULL, FLAG_STR, &f.in_raw, NULL, 0, 0},
-        {"--output-raw", NULL, FLAG_STR, &f.out_raw, NULL, 0, 0},
+    const struct opt opts[] = {
+        {"--model-dir", NULL, OPT_STR, &f.model_dir, NULL, 0, 0, "DIR", "the exported model (required)", NULL, NULL},
+        {"--img-path", NULL, OPT_STR, &f.img_path, NULL, 0, 0, "PATH", "a JPEG, or a directory of them (default ./images/demo.jpg, else the\n"
+         "installed PREFIX/share/tipc/images/demo.jpg beside this tipc's bin/)", NULL, NULL},
+        {"--batch-size", NULL, OPT_INT, &f.batch, NULL, 1, 4096, "N", "images per forward pass (default 1)", NULL, NULL},
+        {"--max-batch-size", NULL, OPT_INT, &f.max_batch, NULL, 0, 4096, "N", "accepted for Step6's infer.py; not used", NULL, NULL},
+        {"--use-gpu", NULL, OPT_BOOL, &f.use_gpu, NULL, 0, 0, "BOOL", "run on the CUDA device TIPC_DEVICE / LOCAL_RANK (default 0)", NULL, NULL},
+        {"--device", NULL, OPT_STR, &f.device, NULL, 0, 0, "cpu|gpu", "the same as --use-gpu False|True (the other commands' spelling)", NULL, NULL},
+        {"--cpu-threads", NULL, OPT_INT, &f.threads, NULL, 0, 1024, "T", "CPU threads (default: all cores)", NULL, NULL},
+        {"--benchmark", NULL, OPT_BOOL, &f.benchmark, NULL, 0, 0, "BOOL", "print the AutoLog-style timing summary (Step6 infer.py --benchmark)", NULL, NULL},
+        {"--resize-size", NULL, OPT_INT, &f.resize, NULL, 0, 4096, "N", "resize the short side to N first (default: crop x 256/224)", NULL, NULL},
+        {"--crop-size", NULL, OPT_INT, &f.crop, NULL, 0, 2048, "N", "center crop; must be the model's input size (the default)", NULL, NULL},
+        {"--warmup", NULL, OPT_INT, &f.warmup, NULL, 0, 1000000, "W", "untimed forward passes before timing (default 0)", NULL, NULL},
+        {"--top-k", NULL, OPT_INT, &f.topk, NULL, 1, 100000, "K", "classes listed per image (default 5)", NULL, NULL},
+        {"--input-raw", NULL, OPT_STR, &f.in_raw, NULL, 0, 0, "F", "read float32 (N,3,R,R) normalised input from F instead of images, and", NULL, NULL},
+        {"--output-raw", NULL, OPT_STR, &f.out_raw, NULL, 0, 0, "F", "write float32 probs (N,K) then logits (N,K) to F", NULL, NULL},
         {0},
     };
-    bool help;
-    TRY(flags_parse("infer", usage_infer, argc, argv, tbl, &help));
-    if (help) return TIPC_OK;
+    const struct opt_cmd cmd = {.name = "infer", .synopsis = "--model-dir DIR [options]", .about = about,
+                                .opts = opts, .footer = footer};
+    struct opt_result r;
+    TRY(opt_parse(&cmd, argc, argv, NULL, &r));
+    if (r.help) return TIPC_OK;
     if (!f.model_dir) {
         error_msg(TIPC_EUSAGE, "infer: --model-dir is required");
-        return cmd_usage_error("infer");
+        return opt_usage_error(&cmd);
     }
     if (f.batch < 1 || f.batch > 4096 || f.warmup < 0 || f.threads < 0 || f.resize < 0 || f.crop < 0)
         return error_msg(TIPC_EUSAGE, "infer: batch size 1..4096, warmup, threads, sizes >= 0");

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmds.h"      /* defines: usage_run */
+#include "cmds.h"      /* defines: cmd_run */
 #include "config.h"    /* defines: cfg_load_opts */
 #include "dialect.h"   /* defines: dialect_choose */
 #include "plan.h"      /* defines: plan_build, struct stage */
@@ -21,18 +21,15 @@
 #include "run_steps.h" /* defines: cwd_enter, status_from_file, subst_model, run_repo_prepare */
 #include "report_html.h" /* defines: report_html */
 #include "../engine/io/metrics.h" /* defines: metrics_create, metrics_emit */
-#include "engine_flags.h" /* defines: flags_parse_args */
 #include "../core/check.h"
+#include "../core/options.h"   /* defines: opt_parse */
 #include "../core/staged.h"
 #include "../core/time.h"   /* defines: now_seconds */
 #include "../core/fs.h"      /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
 #include "../core/banned.h"
 
-const char usage_run[] =
-    "usage: tipc run CONFIG MODE [GPUID] [--dry-run] [--node_ip IP] [--output DIR] [--junit FILE]\n"
-    "                [--no-prepare] [--stage-timeout DURATION] [--prepare] [--dialect NAME|auto]\n"
-    "\n"
+static const char about[] =
     "Run a TIPC config's chain for MODE, exactly as test_tipc/test_train_inference_python.sh would:\n"
     "training for each gpu_list item and trainer, eval, export, then inference for each use_gpu x\n"
     "batch size (x threads x mkldnn x trt x precision in 51-line configs). A failed stage does not\n"
@@ -41,25 +38,8 @@ const char usage_run[] =
     "ends with `N passed, N failed` and exits 1 if any stage failed.\n"
     "\n"
     "MODE: lite_train_lite_infer, lite_train_whole_infer, whole_infer, whole_train_whole_infer,\n"
-    "      klquant_whole_infer. GPUID (whole_infer only): exported as CUDA_VISIBLE_DEVICES.\n"
-    "\n"
-    "options:\n"
-    "  --dry-run        print the commands this node would run, run nothing\n"
-    "  --node_ip IP     this node's address in gpu_list's IP list (passed to `tipc launch` as POD_IP)\n"
-    "  --output DIR     output root (default ./test_tipc/output/MODEL/MODE for Paddle configs and\n"
-    "                   configs under a test_tipc/ folder, ./logs/MODEL/MODE for python:tipc configs)\n"
-    "  --junit FILE     also write a JUnit XML report\n"
-    "  --dialect NAME   whose harness to follow: auto (default: from the repo the config is in),\n"
-    "                   reference, clas, det, seg, ocr, tmpl (README: dialects)\n"
-    "  --prepare        first run the repo's own `bash test_tipc/prepare.sh CONFIG MODE` (from the\n"
-    "                   current folder, no shell in between); its failure stops the run (exit 3)\n"
-    "  --no-prepare     for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
-    "                   (it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)\n"
-    "  --stage-timeout DURATION\n"
-    "                   stop a stage that runs longer (300, 90s, 5m, 2h, 1d; default: TIPC_STAGE_TIMEOUT,\n"
-    "                   else none): SIGTERM to it and every process it started, SIGKILL 5 s later; the\n"
-    "                   stage is `Run failed` (status 124) with the reason on stderr, later stages run\n"
-    "\n"
+    "      klquant_whole_infer. GPUID (whole_infer only): exported as CUDA_VISIBLE_DEVICES.\n";
+static const char footer[] =
     "Commands run with fork/execvp, never through a shell: `> FILE`, `>> FILE` and `2>&1` are applied\n"
     "by tipc; other shell syntax in a command is refused (exit 2, nothing run).\n";
 
@@ -87,24 +67,38 @@ static bool parse_duration(const char *v, double *out)
     return *out <= 30 * 86400.0;
 }
 
-static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
+static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bool *help)
 {
     memset(a, 0, sizeof *a);
-    const struct flag tbl[] = {
-        {"--dry-run", NULL, FLAG_SWITCH, &a->dry_run, NULL, 0, 0},
-        {"--no-prepare", NULL, FLAG_SWITCH, &a->no_prepare, NULL, 0, 0},
-        {"--node_ip", NULL, FLAG_STR, &a->node_ip, NULL, 0, 0},
-        {"--output", NULL, FLAG_STR, &a->output, NULL, 0, 0},
-        {"--junit", NULL, FLAG_STR, &a->junit, NULL, 0, 0},
-        {"--stage-timeout", NULL, FLAG_STR, &a->timeout_text, NULL, 0, 0},
-        {"--prepare", NULL, FLAG_SWITCH, &a->prepare, NULL, 0, 0},
-        {"--dialect", NULL, FLAG_STR, &a->dialect, NULL, 0, 0},
+    const struct opt opts[] = {
+        {"--dry-run", NULL, OPT_SWITCH, &a->dry_run, NULL, 0, 0, NULL, "print the commands this node would run, run nothing", NULL, NULL},
+        {"--node_ip", NULL, OPT_STR, &a->node_ip, NULL, 0, 0, "IP",
+         "this node's address in gpu_list's IP list (passed to `tipc launch` as POD_IP)", NULL, NULL},
+        {"--output", NULL, OPT_STR, &a->output, NULL, 0, 0, "DIR",
+         "output root (default ./test_tipc/output/MODEL/MODE for Paddle configs and\n"
+         "configs under a test_tipc/ folder, ./logs/MODEL/MODE for python:tipc configs)", NULL, NULL},
+        {"--junit", NULL, OPT_STR, &a->junit, NULL, 0, 0, "FILE", "also write a JUnit XML report", NULL, NULL},
+        {"--no-prepare", NULL, OPT_SWITCH, &a->no_prepare, NULL, 0, 0, NULL,
+         "for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
+         "(it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)", NULL, NULL},
+        {"--stage-timeout", NULL, OPT_STR, &a->timeout_text, NULL, 0, 0, "DURATION",
+         "stop a stage that runs longer (300, 90s, 5m, 2h, 1d; default: TIPC_STAGE_TIMEOUT,\n"
+         "else none): SIGTERM to it and every process it started, SIGKILL 5 s later; the\n"
+         "stage is `Run failed` (status 124) with the reason on stderr, later stages run", NULL, NULL},
+        {"--dialect", NULL, OPT_STR, &a->dialect, NULL, 0, 0, "NAME",
+         "whose harness to follow: auto (default: from the repo the config is in),\n"
+         "reference, clas, det, seg, ocr, tmpl (README: dialects)", NULL, NULL},
+        {"--prepare", NULL, OPT_SWITCH, &a->prepare, NULL, 0, 0, NULL,
+         "first run the repo's own `bash test_tipc/prepare.sh CONFIG MODE` (from the\n"
+         "current folder, no shell in between); its failure stops the run (exit 3)", NULL, NULL},
         {0},
     };
+    const struct opt_cmd cmd = {.name = "run", .synopsis = "CONFIG MODE [GPUID] [options]", .about = about,
+                                .opts = opts, .footer = footer, .max_pos = 3};
     const char *pos[3] = {0};
-    int npos = 0;
-    bool help; /* main() answers --help before we get here */
-    TRY(flags_parse_args("run", usage_run, argc, argv, tbl, &help, pos, 3, &npos));
+    struct opt_result r;
+    TRY(opt_parse(&cmd, argc, argv, pos, &r));
+    if ((*help = r.help)) return TIPC_OK;
     const char *opt[][2] = {{"--node_ip", a->node_ip}, {"--output", a->output}, {"--junit", a->junit},
                             {"--dialect", a->dialect}};
     for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
@@ -115,9 +109,9 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a)
     if (a->timeout_text && strcmp(a->timeout_text, "0") && !parse_duration(a->timeout_text, &a->timeout_s))
         return error_msg(TIPC_EUSAGE, "%s '%s': want a duration in 1s..30d such as 300, 90s, 5m, 2h (0: none)", from,
                          a->timeout_text);
-    if (npos < 2) {
-        fputs(usage_run, stderr);
-        return TIPC_EUSAGE;
+    if (r.npos < 2) {
+        error_msg(TIPC_EUSAGE, "run: missing %s", r.npos ? "MODE" : "CONFIG and MODE");
+        return opt_usage_error(&cmd);
     }
     a->config = pos[0];
     a->mode = pos[1];
@@ -421,7 +415,9 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
 int cmd_run(int argc, char **argv)
 {
     struct run_args a;
-    TRY(parse_args(argc, argv, &a));
+    bool help;
+    TRY(parse_args(argc, argv, &a, &help));
+    if (help) return TIPC_OK;
     char why[PATH_MAX + 256];
     const struct dialect *d = dialect_choose(a.config, a.dialect, why, sizeof why);
     if (!d) return TIPC_EUSAGE;

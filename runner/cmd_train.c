@@ -1,5 +1,6 @@
 /* cmd_train.c: `tipc train`, Step6 train.py's flags over a PaddleClas-style YAML recipe.
- * Order of precedence: built-in defaults < -c YAML < -o overrides < flags. Rank and world
+ * Order of precedence: built-in defaults < -c YAML < -o overrides < flags. The collectives'
+ * knobs (TIPC_COMM_*, TIPC_WATCHDOG) are options read here and passed to comm_init_from_env. Rank and world
  * come from the environment (RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).
  * The loop itself is engine/model/trainer.c. */
 #include <stdio.h>
@@ -7,8 +8,8 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "engine_flags.h"
 #include "../core/check.h"
+#include "../core/options.h"
 #include "../core/parse.h"
 #include "../engine/backend/backend.h"
 #include "../engine/model/trainer.h"
@@ -16,36 +17,22 @@
 #include "../engine/dist/comm.h"
 #include "../core/banned.h"
 
-const char usage_train[] =
-    "usage: tipc train [-c YAML] [-o Section.key=value]... [--data-path DIR] [--epochs N]\n"
-    "                  [--batch-size N] [--lr F] [--output-dir DIR] [--pretrained CKPT] [--test-only]\n"
-    "                  [--resume CKPT] [--device cpu|gpu] [--use-gpu BOOL] [--amp_level O1|O2]\n"
-    "                  [--seed N] [--print-freq N] [--workers N] [--threads N] [--model NAME]\n"
-    "                  [--simulate-world W]\n\n"
+static const char about[] =
     "Train mobilenet_v3_small (torchvision layout) with momentum SGD, evaluating top-1/top-5 after\n"
     "each epoch and writing OUTPUT/epoch_N.ckpt, OUTPUT/latest.ckpt and OUTPUT/best.ckpt\n"
-    "(atomically; an earlier checkpoint is never destroyed).\n\n"
-    "  -c YAML             recipe (Global, Arch, Loss, Optimizer, DataLoader; see\n"
-    "                      configs/mobilenet_v3_small/mobilenet_v3_small.yaml); unknown keys are errors\n"
-    "  -o Section.key=V    override one recipe key (e.g. -o Optimizer.lr.name=Piecewise)\n"
-    "  --data-path DIR     dataset root: DIR/train_list.txt + val_list.txt, or DIR/train/<class>/...\n"
-    "                      (missing DIR with DataLoader.synthetic=auto: built-in synthetic images)\n"
-    "  --test-only         evaluate --pretrained (or --resume) on the val split and exit\n"
-    "  --resume CKPT       continue from a checkpoint (weights, momentum, epoch, step, RNG)\n"
-    "  --pretrained CKPT   start from (or, with --test-only, evaluate) these weights\n"
-    "  --amp_level O1|O2   accepted; the engine trains in fp32 (AMP not implemented yet) and says so\n"
-    "  --threads N         CPU threads (default: all cores)\n"
-    "  --simulate-world W  one process does what W data-parallel ranks (no SyncBN) do: each step runs\n"
-    "                      rank 0..W-1's micro-batches (their data shards and dropout RNGs), averages\n"
-    "                      the gradients, takes one SGD step and keeps rank 0's BN running statistics;\n"
-    "                      a reference for `tipc launch` runs (not with --resume or WORLD_SIZE > 1)\n\n"
+    "(atomically; an earlier checkpoint is never destroyed). Order of precedence: built-in\n"
+    "defaults < -c YAML < -o overrides < options.\n";
+static const char footer[] =
     "Output: Step6's lines '[Epoch e, iter: i] top1: ..., loss: ..., avg_ips: ... images/sec.' and\n"
     "' * Acc@1 X Acc@5 Y'.\n"
     "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
     "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
     "CUDA device, 70 a CUDA call failed.\n"
     "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0;\n"
-    "TIPC_CUDA_TF32=1 allows TF32 tensor cores (off: fp32 as the CPU).\n";
+    "TIPC_CUDA_TF32=1 allows TF32 tensor cores (off: fp32 as the CPU); TIPC_CUDNN_FIND=1 times the\n"
+    "cuDNN algorithms instead of taking the heuristic's; TIPC_NO_FUSE=1 runs BN and its activation\n"
+    "as two ops (A/B checks). Rank and world come from the environment tipc launch sets\n"
+    "(RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).\n";
 
 static int env_int(const char *a, const char *b, int dflt)
 {
@@ -57,10 +44,12 @@ static int env_int(const char *a, const char *b, int dflt)
 
 struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *model;
-    struct flag_list over;
+    const char *metrics, *stage, *progress;   /* set by `tipc run` through the environment */
+    struct opt_list over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world;
     double lr;
     bool test_only, use_gpu;
+    struct comm_opts comm;
     bool s_epochs, s_batch, s_seed, s_pf, s_workers, s_lr, s_use_gpu, s_sim;
 };
 
@@ -103,31 +92,54 @@ static enum tipc_status apply_flags(struct train_opts *o, const struct train_fla
 
 int cmd_train(int argc, char **argv)
 {
-    struct train_flags f = {0};
-    const struct flag tbl[] = {
-        {"--config", "-c", FLAG_STR, &f.config, NULL, 0, 0},
-        {"--override", "-o", FLAG_LIST, &f.over, NULL, 0, 0},
-        {"--data-path", NULL, FLAG_STR, &f.data_path, NULL, 0, 0},
-        {"--epochs", NULL, FLAG_INT, &f.epochs, &f.s_epochs, 0, 100000},
-        {"--batch-size", "-b", FLAG_INT, &f.batch, &f.s_batch, 1, 4096},
-        {"--lr", NULL, FLAG_DOUBLE, &f.lr, &f.s_lr, 0, 1e300}, /* finite, >= 0: a huge one is a divergence test */
-        {"--output-dir", NULL, FLAG_STR, &f.output_dir, NULL, 0, 0},
-        {"--pretrained", NULL, FLAG_STR, &f.pretrained, NULL, 0, 0},
-        {"--test-only", NULL, FLAG_SWITCH, &f.test_only, NULL, 0, 0},
-        {"--resume", NULL, FLAG_STR, &f.resume, NULL, 0, 0},
-        {"--device", NULL, FLAG_STR, &f.device, NULL, 0, 0},
-        {"--use-gpu", NULL, FLAG_BOOL, &f.use_gpu, &f.s_use_gpu, 0, 0},
-        {"--amp_level", NULL, FLAG_STR, &f.amp, NULL, 0, 0},
-        {"--seed", NULL, FLAG_INT, &f.seed, &f.s_seed, 0, 2147483647},
-        {"--print-freq", NULL, FLAG_INT, &f.print_freq, &f.s_pf, 1, 1000000000},
-        {"--workers", "-j", FLAG_INT, &f.workers, &f.s_workers, 0, 256},
-        {"--threads", NULL, FLAG_INT, &f.threads, NULL, 0, 1024},
-        {"--model", NULL, FLAG_STR, &f.model, NULL, 0, 0},
-        {"--simulate-world", NULL, FLAG_INT, &f.sim_world, &f.s_sim, 1, 4096},
+    struct train_flags f = {.comm = {.timeout_s = 300}};
+    const struct opt opts[] = {
+        {"--config", "-c", OPT_STR, &f.config, NULL, 0, 0, "YAML", "recipe (Global, Arch, Loss, Optimizer, DataLoader; see\n"
+         "configs/mobilenet_v3_small/mobilenet_v3_small.yaml); unknown keys are errors", NULL, NULL},
+        {"--override", "-o", OPT_LIST, &f.over, NULL, 0, 0, "Section.key=V",
+         "override one recipe key (e.g. -o Optimizer.lr.name=Piecewise); repeatable", NULL, NULL},
+        {"--data-path", NULL, OPT_STR, &f.data_path, NULL, 0, 0, "DIR", "dataset root: DIR/train_list.txt + val_list.txt, or\n"
+         "DIR/train/<class>/... (missing DIR with DataLoader.synthetic=auto: built-in\nsynthetic images)", NULL, NULL},
+        {"--epochs", NULL, OPT_INT, &f.epochs, &f.s_epochs, 0, 100000, "N", "epochs to train", NULL, NULL},
+        {"--batch-size", "-b", OPT_INT, &f.batch, &f.s_batch, 1, 4096, "N", "images per step (and per eval batch)", NULL, NULL},
+        {"--lr", NULL, OPT_DOUBLE, &f.lr, &f.s_lr, 0, 1e300, "F", "learning rate (finite, >= 0: a huge one is a divergence test)", NULL, NULL},
+        {"--output-dir", NULL, OPT_STR, &f.output_dir, NULL, 0, 0, "DIR", "where checkpoints go", NULL, NULL},
+        {"--pretrained", NULL, OPT_STR, &f.pretrained, NULL, 0, 0, "CKPT", "start from (or, with --test-only, evaluate) these weights", NULL, NULL},
+        {"--test-only", NULL, OPT_SWITCH, &f.test_only, NULL, 0, 0, NULL, "evaluate --pretrained (or --resume) on the val split and exit", NULL, NULL},
+        {"--resume", NULL, OPT_STR, &f.resume, NULL, 0, 0, "CKPT", "continue from a checkpoint (weights, momentum, epoch, step, RNG)", NULL, NULL},
+        {"--device", NULL, OPT_STR, &f.device, NULL, 0, 0, "cpu|gpu", "where to train (default: the recipe's Global.device)", NULL, NULL},
+        {"--use-gpu", NULL, OPT_BOOL, &f.use_gpu, &f.s_use_gpu, 0, 0, "BOOL", "the same as --device gpu / cpu", NULL, NULL},
+        {"--amp_level", NULL, OPT_STR, &f.amp, NULL, 0, 0, "O1|O2", "accepted; the engine trains in fp32 (AMP not implemented yet)\nand says so", NULL, NULL},
+        {"--seed", NULL, OPT_INT, &f.seed, &f.s_seed, 0, 2147483647, "N", "random seed (weights, data order, augmentation, dropout)", NULL, NULL},
+        {"--print-freq", NULL, OPT_INT, &f.print_freq, &f.s_pf, 1, 1000000000, "N", "a progress line every N steps", NULL, NULL},
+        {"--workers", "-j", OPT_INT, &f.workers, &f.s_workers, 0, 256, "N", "data loader threads", NULL, NULL},
+        {"--threads", NULL, OPT_INT, &f.threads, NULL, 0, 1024, "N", "CPU threads (default: all cores)", NULL, NULL},
+        {"--model", NULL, OPT_STR, &f.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
+        {"--simulate-world", NULL, OPT_INT, &f.sim_world, &f.s_sim, 1, 4096, "W",
+         "one process does what W data-parallel ranks (no SyncBN) do: each step runs\n"
+         "rank 0..W-1's micro-batches (their data shards and dropout RNGs), averages\n"
+         "the gradients, takes one SGD step and keeps rank 0's BN running statistics;\n"
+         "a reference for `tipc launch` runs (not with --resume or WORLD_SIZE > 1)", NULL, NULL},
+        {"--comm-hierarchical", NULL, OPT_SWITCH, &f.comm.hierarchical, NULL, 0, 0, NULL,
+         "two-level allreduce (sum inside each node, then across nodes); also the\n"
+         "recipe's Distributed.use_hierarchical_allreduce", "TIPC_COMM_HIERARCHICAL", NULL},
+        {"--comm-backend", NULL, OPT_STR, &f.comm.backend, NULL, 0, 0, "gloo|nccl",
+         "collectives on CPU tensors (gloo, default) or on device buffers (nccl)", "TIPC_COMM_BACKEND", NULL},
+        {"--comm-timeout", NULL, OPT_INT, &f.comm.timeout_s, NULL, 1, 86400, "S",
+         "a collective that takes longer fails naming the rank (default 300)", "TIPC_COMM_TIMEOUT", NULL},
+        {"--watchdog", NULL, OPT_INT, &f.comm.watchdog_s, NULL, 0, 86400, "S",
+         "abort the job when a collective is stuck this long (0: the timeout + 5 s)", "TIPC_WATCHDOG", NULL},
+        {"TIPC_METRICS", NULL, OPT_STR, &f.metrics, NULL, 0, 0, "FILE", "append the training metrics (JSON lines) to FILE (set by tipc run)", "TIPC_METRICS", NULL},
+        {"TIPC_STAGE", NULL, OPT_STR, &f.stage, NULL, 0, 0, "NAME", "this stage's name in the run's report (set by tipc run)", "TIPC_STAGE", NULL},
+        {"TIPC_PROGRESS", NULL, OPT_STR, &f.progress, NULL, 0, 0, "bar|lines|none",
+         "progress display (default: a bar when stderr is a terminal, else lines)", "TIPC_PROGRESS", NULL},
         {0},
     };
-    bool help;
-    enum tipc_status st = flags_parse("train", usage_train, argc, argv, tbl, &help);
+    const struct opt_cmd cmd = {.name = "train", .synopsis = "[-c YAML] [-o Section.key=value]... [options]",
+                                .about = about, .opts = opts, .footer = footer};
+    struct opt_result res;
+    enum tipc_status st = opt_parse(&cmd, argc, argv, NULL, &res);
+    bool help = res.help;
     struct train_opts o = {.pretrained = NULL};
     if (st == TIPC_OK && !help) st = apply_flags(&o, &f);
     if (st == TIPC_OK && !help) {
@@ -154,12 +166,12 @@ int cmd_train(int argc, char **argv)
         o.check_every = r->check_every;
         o.local_sgd_steps = r->use_local_sgd ? r->local_sgd_steps : 0;
         o.local_sgd_warm = r->local_sgd_is_warm_steps;
-        if (r->use_hierarchical_allreduce) setenv("TIPC_COMM_HIERARCHICAL", "1", 1); /* read by comm_init */
+        if (r->use_hierarchical_allreduce) f.comm.hierarchical = true;
     }
     if (st == TIPC_OK && !help) {
         backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
         st = backend_open(&o.be, o.r.device, o.rank != 0);
-        if (st == TIPC_OK && o.world > 1) st = comm_init_from_env(&o.comm);
+        if (st == TIPC_OK && o.world > 1) st = comm_init_from_env(&o.comm, &f.comm);
         if (st == TIPC_OK && o.world > 1 && o.rank == 0 && o.local_sgd_steps > 0)
             printf("data parallel: LocalSGD, parameters averaged every %d steps after %d warm-up steps\n",
                    o.local_sgd_steps, o.local_sgd_warm);
@@ -170,15 +182,14 @@ int cmd_train(int argc, char **argv)
         if (o.resume) o.pretrained = NULL;
         /* `tipc run` says where the run's metrics go, this stage's report name and how to show progress */
         struct train_log tl;
-        st = train_log_open(&tl, getenv("TIPC_METRICS"), getenv("TIPC_STAGE"),
-                            train_log_style(getenv("TIPC_PROGRESS"), o.world), o.rank, o.world);
+        st = train_log_open(&tl, f.metrics, f.stage, train_log_style(f.progress, o.world), o.rank, o.world);
         o.log = &tl;
         if (st == TIPC_OK) st = train_run(&o);
         train_log_close(&tl);
     }
     comm_free(o.comm);
     backend_close(&o.be);
-    flag_list_free(&f.over);
+    opt_list_free(&f.over);
     if (fflush(stdout) && st == TIPC_OK) st = TIPC_EIO;
     return st;
 }

@@ -3,8 +3,9 @@
 
 #include "cmds.h"
 #include "version.h"
-
-const char usage_version[] = "usage: tipc version\n\nPrint the version and which optional features were compiled in.\n";
+#include "../core/check.h"
+#include "../core/options.h"
+#include "../core/banned.h"
 
 #ifdef TIPC_HAVE_CUDA
 #define HAVE_CUDA_MARK "yes"
@@ -14,8 +15,11 @@ const char usage_version[] = "usage: tipc version\n\nPrint the version and which
 
 int cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    const struct opt_cmd cmd = {.name = "version", .synopsis = "",
+                                .about = "Print the version and which optional features were compiled in.\n"};
+    struct opt_result r;
+    TRY(opt_parse(&cmd, argc, argv, NULL, &r));
+    if (r.help) return TIPC_OK;
     printf("tipc %s\n", TIPC_VERSION);
     printf("cuda: %s\n", HAVE_CUDA_MARK);
     return 0;

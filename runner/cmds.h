@@ -1,5 +1,8 @@
-/* cmds.h: one entry point per subcommand (git-style cmd_<name>), each in runner/cmd_<name>.c.
- * argv[0] is the subcommand name. Each returns an enum tipc_status, which is the exit code. */
+/* cmds.h: one entry point per subcommand (git-style cmd_<name>), each in runner/cmd_<name>.c,
+ * and the command table (runner/commands.c) that main, `tipc help` and the launcher share.
+ * argv[0] is the subcommand name. Each returns an enum tipc_status, which is the exit code.
+ * Each parses its command line with core/options.h; `CMD --help` prints the usage generated
+ * from its option table, and `tipc help CMD` runs `CMD --help`. */
 #ifndef TIPC_CMDS_H
 #define TIPC_CMDS_H
 
@@ -13,11 +16,20 @@ int cmd_bench(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
-/* Usage text of each subcommand, defined beside its cmd_<name>(); printed by `tipc help CMD`. */
-extern const char usage_run[], usage_prepare[], usage_launch[], usage_train[], usage_export[],
-    usage_infer[], usage_bench[], usage_version[], usage_help[];
+struct cmd {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+    const char *alias;   /* other spellings, space separated ("--help -h"), or NULL */
+};
 
-/* Print the usage of `name` to stderr (for bad usage) and return TIPC_EUSAGE. */
-int cmd_usage_error(const char *name);
+/* Every tipc command, in `tipc help` order; the entry after the last has name NULL. */
+extern const struct cmd tipc_commands[];
+/* The command called `name` (or one of its aliases), or NULL. */
+const struct cmd *cmd_find(const char *name);
+/* Print "'NAME' is not a tipc command" with a did-you-mean hint; returns TIPC_EUSAGE. */
+int cmd_unknown(const char *name);
+/* The overview of `tipc help` (commands and exit codes). */
+void cmd_print_overview(void *stream /* FILE* */);
 
 #endif

@@ -1,5 +1,6 @@
 /* launch.c: `tipc launch` options: parse Paddle's and torchrun's flags, then find this node, the
- * master endpoint, the job id and token. The running part (join, spawn, watch) is launch_run.c.
+ * master endpoint, the job id and token. The option table is cmd_launch.c, the running part (join,
+ * spawn, watch) launch_run.c.
  * Precedence of every setting is documented in docs/distributed.md, section "Finding the node". */
 #include "launch.h"
 
@@ -19,30 +20,8 @@
 #include "../core/parse.h"
 #include "../core/banned.h"
 
-static const char *const SUBCOMMANDS[] = {"run", "prepare", "launch", "train", "export",
-                                          "infer", "bench", "version", "help", NULL};
-
 /* ---- parsing --------------------------------------------------------------------------------- */
-static char **split_list(const char *s, int *n)
-{
-    char **v = NULL;
-    size_t cap = 0;
-    *n = 0;
-    const char *p = s;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len) {
-            v = xgrow(v, sizeof *v, (size_t)*n + 1, &cap);
-            v[(*n)++] = xstrndup(p, len);
-        }
-        if (!e) break;
-        p = e + 1;
-    }
-    return v;
-}
-
-static enum tipc_status parse_hostport(const char *flag, const char *s, char **host, int *port)
+enum tipc_status launch_parse_hostport(const char *flag, const char *s, char **host, int *port)
 {
     const char *colon = strrchr(s, ':');
     if (!colon || colon == s)
@@ -61,144 +40,6 @@ static enum tipc_status parse_int_flag(const char *flag, const char *v, int min,
     if (!parse_int(v, min, max, out))
         return error_msg(TIPC_EUSAGE, "launch: %s '%s' is not an integer in [%d, %d]", flag, v, min, max);
     return TIPC_OK;
-}
-
-/* One --name=value; name already normalised ('-' -> '_'). */
-static enum tipc_status set_flag(struct launch_opts *o, const char *name, const char *v)
-{
-    if (!strcmp(name, "ips")) {
-        for (int i = 0; i < o->nips; i++) free(o->ips[i]);
-        free(o->ips);
-        o->ips = split_list(v, &o->nips);
-    } else if (!strcmp(name, "gpus") || !strcmp(name, "devices") || !strcmp(name, "selected_gpus")) {
-        int n = 0;
-        char **items = split_list(v, &n);
-        if (n > LAUNCH_MAX_NPROC) {
-            for (int i = 0; i < n; i++) free(items[i]);
-            free(items);
-            return error_msg(TIPC_EUSAGE, "launch: --gpus lists %d entries; at most %d ranks per node", n,
-                             LAUNCH_MAX_NPROC);
-        }
-        free(o->gpus);
-        o->gpus = xcalloc((size_t)n + 1, sizeof *o->gpus);
-        o->ngpus = n;
-        enum tipc_status st = TIPC_OK;
-        for (int i = 0; i < n; i++) {
-            if (!st) st = parse_int_flag("--gpus", items[i], 0, 4095, &o->gpus[i]);
-            free(items[i]);
-        }
-        free(items);
-        return st;
-    } else if (!strcmp(name, "nproc_per_node")) {
-        return parse_int_flag("--nproc_per_node", v, 1, LAUNCH_MAX_NPROC, &o->nproc);
-    } else if (!strcmp(name, "rdzv_backend") || !strcmp(name, "rdzv_conf")) {
-        fprintf(stderr, "launch: --%s=%s is accepted but not used: tipc always meets through its own HTTP store "
-                        "on the master (docs/distributed.md)\n", name, v);
-    } else if (!strcmp(name, "max_restarts") || !strcmp(name, "max_restart")) {
-        TRY(parse_int_flag("--max_restarts", v, 0, 1000, &o->max_restarts));
-        if (o->max_restarts > 0)
-            fprintf(stderr, "launch: --%s=%d is accepted but not yet honoured: a failed rank stops the whole job, "
-                            "with no restart\n", name, o->max_restarts);
-    } else if (!strcmp(name, "nnodes")) {
-        if (strchr(v, ':'))
-            return error_msg(TIPC_EUSAGE, "launch: elastic --nnodes '%s' is not supported; give one number", v);
-        return parse_int_flag("--nnodes", v, 1, LAUNCH_MAX_NODES, &o->nnodes);
-    } else if (!strcmp(name, "node_rank") || !strcmp(name, "rank")) {   /* Paddle's --rank is the node's */
-        return parse_int_flag("--node_rank", v, 0, LAUNCH_MAX_NODES - 1, &o->node_rank);
-    } else if (!strcmp(name, "node_ip") || !strcmp(name, "host")) {
-        free(o->node_ip), o->node_ip = xstrdup(v);
-    } else if (!strcmp(name, "master") || !strcmp(name, "rdzv_endpoint")) {
-        return parse_hostport(!strcmp(name, "master") ? "--master" : "--rdzv-endpoint", v, &o->master_host,
-                              &o->master_port);
-    } else if (!strcmp(name, "master_addr")) {
-        free(o->master_host), o->master_host = xstrdup(v);
-    } else if (!strcmp(name, "master_port")) {
-        return parse_int_flag("--master_port", v, 0, 65535, &o->master_port);
-    } else if (!strcmp(name, "log_dir")) {
-        free(o->log_dir), o->log_dir = xstrdup(v);
-    } else if (!strcmp(name, "job_id") || !strcmp(name, "rdzv_id")) {
-        free(o->job_id), o->job_id = xstrdup(v);
-    } else if (!strcmp(name, "join_timeout")) {
-        return parse_int_flag("--join_timeout", v, 1, 86400, &o->join_timeout_s);
-    } else if (!strcmp(name, "heartbeat_timeout")) {
-        return parse_int_flag("--heartbeat_timeout", v, 2, 86400, &o->heartbeat_s);
-    } else if (!strcmp(name, "watchdog")) {
-        return parse_int_flag("--watchdog", v, 0, 86400, &o->watchdog_s);
-    } else if (!strcmp(name, "grace")) {
-        return parse_int_flag("--grace", v, 0, 3600, &o->grace_s);
-    } else if (!strcmp(name, "echo")) {
-        if (strcmp(v, "all") && strcmp(v, "0"))
-            return error_msg(TIPC_EUSAGE, "launch: --echo '%s': expected 'all' or '0'", v);
-        o->echo_all = !strcmp(v, "all");
-    } else {
-        return error_msg(TIPC_EUSAGE, "launch: unknown option '--%s'", name);
-    }
-    return TIPC_OK;
-}
-
-static bool flag_takes_no_value(const char *name) { return !strcmp(name, "help"); }
-static bool flag_is_switch(const char *name) { return !strcmp(name, "standalone"); }
-
-enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
-{
-    memset(o, 0, sizeof *o);
-    o->nproc = o->nnodes = o->node_rank = o->master_port = o->sched_rank = o->sched_port = -1;
-    o->join_timeout_s = 60;
-    o->heartbeat_s = 10;
-    o->grace_s = 3;
-    o->watchdog_s = LAUNCH_DEFAULT_WATCHDOG;
-    const char *wd = getenv("TIPC_LAUNCH_WATCHDOG");
-    if (wd && *wd) TRY(parse_int_flag("TIPC_LAUNCH_WATCHDOG", wd, 0, 86400, &o->watchdog_s));
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        }
-        if (strncmp(a, "--", 2) != 0) break;
-        const char *eq = strchr(a, '=');
-        char *name = xstrndup(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-        for (char *p = name; *p; p++)
-            if (*p == '-') *p = '_';
-        if (flag_takes_no_value(name)) {
-            free(name);
-            return error_msg(TIPC_EUSAGE, "launch: '%s' takes no value here; see 'tipc help launch'", a);
-        }
-        if (flag_is_switch(name)) {   /* torchrun --standalone: one node, a store of its own */
-            free(name);
-            if (eq) return error_msg(TIPC_EUSAGE, "launch: '%s' takes no value", a);
-            o->standalone = true;
-            continue;
-        }
-        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        enum tipc_status st = v ? set_flag(o, name, v)
-                                : error_msg(TIPC_EUSAGE, "launch: option '--%s' needs a value", name);
-        free(name);
-        if (st) return st;
-    }
-    if (i >= argc) return error_msg(TIPC_EUSAGE, "launch: no command to run; e.g. 'tipc launch --gpus=0,1 train ...'");
-    o->cmd = argv + i;
-    o->ncmd = argc - i;
-    for (int k = 0; SUBCOMMANDS[k]; k++)
-        if (!strcmp(o->cmd[0], SUBCOMMANDS[k])) o->is_subcommand = true;
-    return TIPC_OK;
-}
-
-void launch_opts_free(struct launch_opts *o)
-{
-    for (int i = 0; i < o->nips; i++) free(o->ips[i]);
-    free(o->ips);
-    free(o->gpus);
-    free(o->node_ip);
-    free(o->master_host);
-    free(o->log_dir);
-    free(o->job_id);
-    free(o->token);
-    free(o->self_ip);
-    free(o->sched_rank_src);
-    free(o->sched_master);
-    memset(o, 0, sizeof *o);
 }
 
 /* ---- this host ------------------------------------------------------------------------------- */
@@ -377,8 +218,8 @@ static char *route_addr_to(const char *host)
 static enum tipc_status resolve_master(struct launch_opts *o)
 {
     bool from_env = false;
-    const char *tm = getenv("TIPC_MASTER");   /* how `tipc run` passes --master down */
-    if (!o->master_host && tm && *tm) TRY(parse_hostport("TIPC_MASTER", tm, &o->master_host, &o->master_port));
+    const char *tm = o->env_master;   /* TIPC_MASTER: how `tipc run` passes --master down */
+    if (!o->master_host && tm && *tm) TRY(launch_parse_hostport("TIPC_MASTER", tm, &o->master_host, &o->master_port));
     if (o->master_port < 0 && o->sched_port >= 0 && o->nnodes > 1) o->master_port = o->sched_port;
     if (!o->master_host) {
         const char *ma = getenv("MASTER_ADDR");
@@ -432,13 +273,12 @@ enum tipc_status launch_resolve(struct launch_opts *o)
     TRY(resolve_node(o));
     if (o->node_rank >= o->nnodes)
         return error_msg(TIPC_EUSAGE, "launch: node index %d is out of range for %d nodes", o->node_rank, o->nnodes);
-    if (!o->job_id) o->job_id = xstrdup(getenv("TIPC_JOB_ID") && *getenv("TIPC_JOB_ID") ? getenv("TIPC_JOB_ID") : "default");
+    if (!o->job_id) o->job_id = xstrdup("default");   /* --job_id, else TIPC_JOB_ID (launch_parse) */
     for (const char *p = o->job_id; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("._-", *p)))
             return error_msg(TIPC_EUSAGE, "launch: job id '%s' may only hold letters, digits, '.', '_' and '-'", o->job_id);
     TRY(resolve_master(o));
-    const char *env_log = getenv("TIPC_LOG_DIR");   /* how `tipc run` puts them under its --output */
-    if (!o->log_dir) o->log_dir = xstrdup(env_log && *env_log ? env_log : "log");
+    if (!o->log_dir) o->log_dir = xstrdup("log");   /* --log_dir, else TIPC_LOG_DIR (launch_parse) */
     if (o->nips) o->self_ip = xstrdup(o->ips[o->node_rank]);
     else if (o->node_ip) o->self_ip = xstrdup(o->node_ip);
     else if (o->node_rank == 0) o->self_ip = xstrdup(o->master_host);

@@ -28,6 +28,7 @@ struct launch_opts {
     int node_rank;       /* --node_rank */
     char *node_ip;       /* --node_ip (else env POD_IP) */
     char *master_host;   /* --master HOST:PORT, --master-addr, --rdzv-endpoint */
+    char *env_master;    /* env TIPC_MASTER=HOST:PORT (how `tipc run` passes --master down) */
     int master_port;
     char *log_dir;       /* --log_dir, default "log" */
     char *job_id;        /* --job_id, else env TIPC_JOB_ID, else "default" */
@@ -49,10 +50,14 @@ struct launch_opts {
     char *token;         /* the job's secret: launch_secret() */
     char *self_ip;       /* this node's address, given to ranks for the collectives' transport */
     bool is_subcommand;  /* cmd[0] is a tipc subcommand: exec /proc/self/exe */
+    bool help;           /* --help was given: the usage was printed, nothing else parsed */
 };
 
-/* Parse `tipc launch` arguments (argv[0] = "launch"). TIPC_EUSAGE with a message on bad input. */
+/* Parse `tipc launch` arguments (argv[0] = "launch"; table in cmd_launch.c). TIPC_EUSAGE with a
+ * message on bad input. */
 enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv);
+/* HOST:PORT or [V6]:PORT into *host (replaced, owned) and *port; `flag` names it in errors. */
+enum tipc_status launch_parse_hostport(const char *flag, const char *s, char **host, int *port);
 /* Fill in nnodes, nproc, gpus, node_rank, master, token, self_ip. TIPC_EUSAGE or TIPC_EDIST (node
  * not found in --ips, found twice, master unresolvable) with a message listing what was seen. */
 enum tipc_status launch_resolve(struct launch_opts *o);

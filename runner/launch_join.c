@@ -13,14 +13,8 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/time.h"
 #include "../core/banned.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static char *node_key(const char *kind, int n) { return xasprintf("%s/%d", kind, n); }
 
@@ -92,7 +86,7 @@ static char *cmd_text(const struct launch_opts *o)
  * for their connect timeout while ranks are being stopped. */
 static bool store_alive(const struct launch_job *J)
 {
-    return !J->watcher_on || mono() - J->store_ok_at < 2.0;
+    return !J->watcher_on || now_seconds() - J->store_ok_at < 2.0;
 }
 
 void job_post_failure(struct launch_job *J, const char *msg)
@@ -111,7 +105,7 @@ static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
         if (st == TIPC_OK) return TIPC_OK;
         if (J->cl.last_http != 0) return st;   /* 403, unknown job: printed already */
         if (launch_interrupted()) return TIPC_EINTR;
-        if (mono() > deadline) {
+        if (now_seconds() > deadline) {
             error_msg(TIPC_EDIST, "launch: %s: the rendezvous server %s:%d (node 0) did not answer within %d s",
                       J->where, J->o->master_host, J->port, J->o->join_timeout_s);
             error_hint("start `tipc launch` on node 0 (%s) with the same --ips/--master; check the port and firewall",
@@ -236,7 +230,7 @@ enum tipc_status job_join(struct launch_job *J)
         J->port = rdzv_server_port(J->server);
     }
     TRY(rdzv_client_init(&J->cl, o->master_host, J->port, o->job_id, o->token, J->where));
-    double deadline = mono() + o->join_timeout_s;
+    double deadline = now_seconds() + o->join_timeout_s;
     TRY(wait_for_server(J, deadline));
     TRY(publish_view(J));
     for (int i = 0; i < o->nnodes; i++) {
@@ -244,7 +238,7 @@ enum tipc_status job_join(struct launch_job *J)
         bool found = false;
         enum tipc_status st = TIPC_OK;
         while (!found && st == TIPC_OK) {
-            double left = deadline - mono();
+            double left = deadline - now_seconds();
             if (left <= 0) break;
             st = rdzv_get(&J->cl, k, left < 0.5 ? (int)(left * 1000) + 1 : 500, false, &found, &val, NULL);
             if (!st && !found) st = check_notice(J);
@@ -285,7 +279,7 @@ char *job_take_notice(struct launch_job *J)
 static void check_heartbeats(struct launch_job *J, struct rdzv_client *c, double started)
 {
     const struct launch_opts *o = J->o;
-    if (mono() - started < o->heartbeat_s) return;
+    if (now_seconds() - started < o->heartbeat_s) return;
     for (int i = 1; i < o->nnodes; i++) {
         char *k = node_key("alive", i), *d = node_key("done", i), *l = node_key("left", i);
         double age = rdzv_server_key_age(J->server, k);
@@ -332,7 +326,7 @@ static void *watcher_main(void *arg)
     rdzv_client_init(&c, o->master_host, J->port, o->job_id, o->token, who);
     c.connect_timeout_ms = 1000;
     char *alive = node_key("alive", o->node_rank);
-    double started = mono(), last_ok = mono();
+    double started = now_seconds(), last_ok = now_seconds();
     while (!J->quit) {
         bool found = false;
         char *v = NULL;
@@ -342,12 +336,12 @@ static void *watcher_main(void *arg)
         enum tipc_status st = rdzv_put(&c, alive, beats, strlen(beats), false, NULL);
         free(beats);
         if (!st) st = rdzv_get(&c, "fail", 500, true, &found, &v, NULL);
-        if (!st) J->store_ok_at = last_ok = mono();
+        if (!st) J->store_ok_at = last_ok = now_seconds();
         if (found) {
             notify(J, v);
             break;
         }
-        if (st && mono() - last_ok > 3.0) {
+        if (st && now_seconds() - last_ok > 3.0) {
             notify(J, xasprintf("lost the rendezvous server %s:%d for 3 s: node 0's launcher is gone",
                                 o->master_host, J->port));
             break;
@@ -363,7 +357,7 @@ static void *watcher_main(void *arg)
 void job_start_watcher(struct launch_job *J)
 {
     J->quit = 0;
-    J->store_ok_at = mono();
+    J->store_ok_at = now_seconds();
     J->watcher_on = pthread_create(&J->watcher, NULL, watcher_main, J) == 0;
 }
 
@@ -382,10 +376,10 @@ void job_stop_watcher(struct launch_job *J)
 static void linger(struct launch_job *J, double secs, bool heartbeats)
 {
     if (!J->server) return;
-    double deadline = mono() + secs;
+    double deadline = now_seconds() + secs;
     for (int i = 1; i < J->o->nnodes; i++) {
         char *n = node_key("node", i), *l = node_key("left", i), *a = node_key("alive", i);
-        while (mono() < deadline && rdzv_server_key_age(J->server, n) >= 0 && rdzv_server_key_age(J->server, l) < 0) {
+        while (now_seconds() < deadline && rdzv_server_key_age(J->server, n) >= 0 && rdzv_server_key_age(J->server, l) < 0) {
             double age = rdzv_server_key_age(J->server, a);
             if (heartbeats && (age > 2.0 || (age < 0 && rdzv_server_key_age(J->server, n) > 2.0))) break;
             usleep(50 * 1000);
@@ -403,7 +397,7 @@ static bool wait_all(struct launch_job *J, const char *kind, double deadline, bo
     for (int i = 0; i < J->o->nnodes; i++) {
         char *k = node_key(kind, i);
         bool found = false;
-        while (!found && mono() < deadline) {
+        while (!found && now_seconds() < deadline) {
             if (stop_on_notice && (J->notice || launch_interrupted())) break;
             if (rdzv_get(&J->cl, k, 300, true, &found, NULL, NULL) != TIPC_OK) break;
         }
@@ -425,7 +419,7 @@ enum tipc_status job_finish(struct launch_job *J, bool ok)
         char *k = node_key("done", o->node_rank);
         rdzv_put(&J->cl, k, "1", 1, false, NULL);
         free(k);
-        while (!wait_all(J, "done", mono() + 3600, true)) {
+        while (!wait_all(J, "done", now_seconds() + 3600, true)) {
             char *n = job_take_notice(J);
             if (!n && launch_interrupted()) {
                 char *msg = xasprintf("node %d (%s) was interrupted while waiting for the other nodes", o->node_rank, o->self_ip);

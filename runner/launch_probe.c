@@ -16,15 +16,9 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/time.h"
 #include "../core/parse.h"
 #include "../core/banned.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int listen_any_port(const char *ip, int *port, int *err)
 {
@@ -77,7 +71,7 @@ static char *probe_peers(struct launch_job *J, double deadline, enum tipc_status
         if (i == o->node_rank) continue;
         char *k = xasprintf("probe/%d", i), *val = NULL;
         bool found = false;
-        while (!found && !*st && mono() < deadline) {
+        while (!found && !*st && now_seconds() < deadline) {
             *st = rdzv_get(&J->cl, k, 500, false, &found, &val, NULL);
             if (!*st && launch_interrupted()) *st = TIPC_EINTR;
         }
@@ -104,7 +98,7 @@ static enum tipc_status wait_verdicts(struct launch_job *J, double deadline)
         char *k = xasprintf("probed/%d", i), *val = NULL;
         bool found = false;
         enum tipc_status st = TIPC_OK;
-        while (!found && !st && mono() < deadline) {
+        while (!found && !st && now_seconds() < deadline) {
             st = rdzv_get(&J->cl, k, 500, false, &found, &val, NULL);
             if (!st && launch_interrupted()) st = TIPC_EINTR;
         }
@@ -137,7 +131,7 @@ enum tipc_status job_probe(struct launch_job *J)
         free(msg);
         return TIPC_EDIST;
     }
-    double deadline = mono() + o->join_timeout_s;
+    double deadline = now_seconds() + o->join_timeout_s;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
     char *k = xasprintf("probe/%d", o->node_rank), *v = xasprintf("probed/%d", o->node_rank);

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/time.h"
+#include "../core/fs.h"       /* defines: mkdir_p, write_all (core/staged.h) */
 #include "../core/banned.h"
 
 extern char **environ;
@@ -37,13 +39,6 @@ static void on_signal(int sig)
 }
 
 int launch_interrupted(void) { return got_signal; }
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- environment of a rank ------------------------------------------------------------------ */
 struct envb { char **v; size_t n, cap; };
@@ -156,18 +151,6 @@ static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pi
 }
 
 /* ---- output ---------------------------------------------------------------------------------- */
-/* 0, or the errno of a failed write. */
-static int write_all(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return w < 0 ? errno : EIO;
-        s += w, n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* One complete line (with its '\n', or the tail at EOF): to the log, and to the console in one
  * write so lines of different ranks never mix. */
 static void emit_line(const struct launch_job *J, struct rank_proc *r, const char *s, size_t n)
@@ -242,7 +225,7 @@ static void begin_stop(struct loop *L, enum stop_kind kind, int code, int sig)
     L->stop = kind;
     L->code = code;
     if (L->pgid) kill(-L->pgid, sig), kill(-L->pgid, SIGCONT);   /* a stopped rank takes the signal too */
-    L->kill_at = mono() + L->J->o->grace_s;
+    L->kill_at = now_seconds() + L->J->o->grace_s;
 }
 
 static void print_log_tail(const struct launch_job *J, const struct rank_proc *r)
@@ -277,7 +260,7 @@ static void on_rank_exit(struct loop *L, struct rank_proc *r, int status)
         /* a distributed error is usually the echo of a peer's death: give the first failure's
          * notice a moment to arrive, so every node names the rank that really failed */
         char *n = NULL;
-        for (double until = mono() + 1.5; !n && mono() < until; usleep(50 * 1000)) n = job_take_notice(J);
+        for (double until = now_seconds() + 1.5; !n && now_seconds() < until; usleep(50 * 1000)) n = job_take_notice(J);
         if (n) {
             error_msg(TIPC_EDIST, "launch: %s: stopping local ranks (rank %d exited with code 4 after the job "
                       "failed): %s", J->where, r->rank, n);
@@ -327,7 +310,7 @@ static void handle_events(struct loop *L)
         begin_stop(L, STOP_REMOTE_FAIL, TIPC_EDIST, SIGTERM);
         free(n);
     }
-    if (L->stop != STOP_NONE && !L->killed && mono() > L->kill_at) {
+    if (L->stop != STOP_NONE && !L->killed && now_seconds() > L->kill_at) {
         kill(-L->pgid, SIGKILL);
         L->killed = true;
     }
@@ -394,14 +377,9 @@ int launch_run(struct launch_opts *o)
     struct loop L = {.J = &J, .nr = o->nproc};
     snprintf(J.where, sizeof J.where, "node %d", o->node_rank);
     tipc_set_msg_prefix("");
-    for (char *p = o->log_dir + 1;; p++) {   /* mkdir -p */
-        bool end = !*p;
-        if (*p != '/' && !end) continue;
-        *p = 0;
-        int bad = mkdir(o->log_dir, 0755) && errno != EEXIST;
-        if (!end) *p = '/';
-        if (bad) return error_msg(TIPC_EIO, "launch: cannot create log dir '%s': %s", o->log_dir, strerror(errno));
-        if (end) break;
+    if (mkdir_p(o->log_dir) != TIPC_OK) {
+        error_hint("launch: --log_dir '%s' must be a directory this user can create and write", o->log_dir);
+        return TIPC_EIO;
     }
     if (pipe2(L.sig_pipe, O_CLOEXEC | O_NONBLOCK) || pipe2(J.watch_pipe, O_CLOEXEC | O_NONBLOCK) ||
         pipe2(J.status_pipe, O_CLOEXEC | O_NONBLOCK))

@@ -17,14 +17,8 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/time.h"
 #include "../core/banned.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- this node's heartbeats ---------------------------------------------------------------------- */
 static char proc_state(pid_t pid)
@@ -60,14 +54,14 @@ void watchdog_read_beats(struct launch_job *J, struct rank_proc *ranks, int nr)
             for (int i = 0; i < nr; i++) {
                 struct rank_proc *r = &ranks[i];
                 if (r->rank != rank) continue;
-                r->hb_at = strcmp(op, "done") ? mono() : 0;
+                r->hb_at = strcmp(op, "done") ? now_seconds() : 0;
                 r->hb_seq = seq, r->hb_step = step, r->hb_secs = secs;
                 snprintf(r->hb_op, sizeof r->hb_op, "%s", op);
             }
         }
     }
     char *s = xstrdup("");
-    double now = mono();
+    double now = now_seconds();
     for (int i = 0; i < nr; i++) {
         const struct rank_proc *r = &ranks[i];
         if (r->reaped || r->hb_at <= 0) continue;

@@ -11,6 +11,7 @@
 
 #include "../core/check.h"
 #include "../core/parse.h"
+#include "../core/time.h"
 #include "../core/banned.h"
 
 struct kv_entry { char *key; char *val; size_t n; double t; };
@@ -25,13 +26,6 @@ struct rdzv_store {
     long max_wait_ms;
     int stopping;
 };
-
-static double now_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 struct rdzv_store *rdzv_store_new(const char *job, const char *token)
 {
@@ -103,7 +97,7 @@ static unsigned kv_set(struct rdzv_store *S, const char *key, const char *val, s
     if (n) memcpy(e->val, val, n);
     e->val[n] = 0;
     e->n = n;
-    e->t = now_mono();
+    e->t = now_seconds();
     S->bytes = after;
     pthread_cond_broadcast(&S->cv);
     return 0;
@@ -113,7 +107,7 @@ double rdzv_store_key_age(struct rdzv_store *S, const char *key)
 {
     pthread_mutex_lock(&S->mu);
     struct kv_entry *e = kv_find(S, key);
-    double age = e ? now_mono() - e->t : -1;
+    double age = e ? now_seconds() - e->t : -1;
     pthread_mutex_unlock(&S->mu);
     return age;
 }
@@ -185,17 +179,13 @@ static void serve_get(struct rdzv_store *S, const char *key, const char *wait, s
         return;
     }
     if (wait_ms > S->max_wait_ms) wait_ms = S->max_wait_ms;
-    double deadline = now_mono() + (double)wait_ms / 1000.0;
+    double deadline = now_seconds() + (double)wait_ms / 1000.0;
     pthread_mutex_lock(&S->mu);
     struct kv_entry *e;
     while (!(e = kv_find(S, key)) && !S->stopping) {
-        double left = deadline - now_mono();
+        double left = deadline - now_seconds();
         if (left <= 0) break;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        double t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + (left < 0.5 ? left : 0.5);
-        ts.tv_sec = (time_t)t;
-        ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+        struct timespec ts = mono_deadline(left < 0.5 ? left : 0.5);
         pthread_cond_timedwait(&S->cv, &S->mu, &ts);
     }
     if (e) {

@@ -36,6 +36,52 @@ check_floors() {
     return $rc
 }
 
+# Code outside core/ (tests included).
+outside_core() { echo engine runner prepare tests; }
+
+check_clock() {
+    # One monotonic clock: now_seconds()/mono_deadline() in core/time.h.
+    hits "a private monotonic clock (use now_seconds()/mono_deadline() from core/time.h)" \
+        'clock_gettime[[:space:]]*\([[:space:]]*CLOCK_MONOTONIC' $(outside_core) core --exclude=time.h
+}
+
+check_rng() {
+    local rc=0 n
+    # splitmix64's multiplier appears once: splitmix64_mix() in core/rng.h.
+    hits "splitmix64 written again (use splitmix64_mix() from core/rng.h)" \
+        '0xbf58476d1ce4e5b9' $(outside_core) core --exclude=rng.h || rc=1
+    n=$(find core engine runner prepare -name rng.h | wc -l)
+    [ "$n" -eq 1 ] || { find core engine runner prepare -name rng.h | sed 's|$|   <- a second rng.h (one: core/rng.h)|'; rc=1; }
+    return $rc
+}
+
+check_mkdir() {
+    # One mkdir -p: mkdir_p() in core/fs.c; nothing else calls mkdir(2) (tests may, for fixtures;
+    # launch_secret.c makes one private 0700 directory, not a path).
+    hits "a direct mkdir() (use mkdir_p() from core/fs.h)" \
+        '(^|[^_[:alnum:]])mkdir[[:space:]]*\(' engine runner prepare core --exclude=fs.c --exclude=launch_secret.c
+}
+
+check_parser() {
+    # One option parser, core/options.c (a declarative table per command). Elsewhere: no argv word
+    # compared with an option name by hand (strcmp/strncmp/strcasecmp against a "-x" or "--name"
+    # literal), no getopt, no option word recognised by hand (argv[i][0] == '-'), and no second
+    # list of the command names (runner/commands.c's table is the one; the launcher asks it).
+    # Not tipc's own command line, so not checked: runner/plan*.c reads the flags of the commands a
+    # TIPC config runs (Paddle's scripts, `-c`, `--img-path`).
+    local rc=0
+    hits "an option compared by hand (put it in the command's struct opt table, core/options.h)" \
+        'str(n)?(case)?cmp[[:space:]]*\([^;]*"--?[A-Za-z]' engine runner prepare core --exclude=options.c \
+        --exclude='plan*.c' || rc=1
+    hits "getopt (use core/options.h)" '(^|[^_[:alnum:]])getopt(_long)?[[:space:]]*\(' engine runner prepare core || rc=1
+    hits "an option word recognised by hand (use core/options.h)" \
+        "argv\[[^]]*\]\[0\][[:space:]]*[!=]=[[:space:]]*'-'" engine runner prepare core --exclude=options.c || rc=1
+    hits "a second list of the command names (use cmd_find(), runner/commands.c)" \
+        '"run",[[:space:]]*"prepare",' engine runner prepare core --exclude=commands.c || rc=1
+    return $rc
+}
+
+
 # The backend boundary: op tables are called only by the model, the inference graph and the
 # backends themselves; everything above uses net.h / infer.h.
 check_backend_boundary() {
@@ -103,7 +149,7 @@ check_one_train_step() {
     return $rc
 }
 
-CHECKS=(floors backend_boundary paired_ops file_size one_train_step)
+CHECKS=(floors clock rng mkdir parser backend_boundary paired_ops file_size one_train_step)
 
 bad=0
 for c in "${CHECKS[@]}"; do

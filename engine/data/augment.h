@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "rng.h"
+#include "../../core/rng.h"
 
 struct crop_box { float x, y, w, h; };
 

@@ -1,7 +1,7 @@
 /* sampler.c: see sampler.h. */
 #include "sampler.h"
 
-#include "rng.h"
+#include "../../core/rng.h"
 #include "../../core/banned.h"
 
 void sampler_init(struct sampler *s, int n, int rank, int world, bool shuffle, uint64_t seed)

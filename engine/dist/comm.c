@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../core/check.h"
+#include "../../core/time.h"
 #include "../../core/parse.h"
 #include "../../core/kv.h"   /* the job's KV store client */
 #include "../../core/banned.h"
@@ -44,13 +45,6 @@ struct comm {
     char prefix[48];         /* "rank 3 (node 1)" */
 };
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 struct comm_stats comm_get_stats(const struct comm *c) { return c->stats; }
 int comm_rank(const struct comm *c) { return c->rank; }
 int comm_device_buffers(const struct comm *c) { return c->be->device; }
@@ -75,12 +69,12 @@ static int kv_get(void *ud, const char *key, int wait_ms, char **val, size_t *n)
     char *k = xasprintf("gloo/%s", key);
     bool found = false;
     enum tipc_status st = TIPC_OK;
-    double deadline = mono() + wait_ms / 1000.0;
+    double deadline = now_seconds() + wait_ms / 1000.0;
     do {   /* long-poll in slices so a server restart or a slow peer is not one giant request */
-        double left = deadline - mono();
+        double left = deadline - now_seconds();
         int w = left > 1.0 ? 1000 : left > 0 ? (int)(left * 1000) + 1 : 0;
         st = rdzv_get(&c->kv, k, w, false, &found, val, n);
-    } while (!st && !found && mono() < deadline);
+    } while (!st && !found && now_seconds() < deadline);
     free(k);
     return st ? -1 : found ? 0 : 1;
 }
@@ -107,7 +101,7 @@ static void beat(struct comm *c)
 {
     if (c->status_fd < 0) return;
     char hb[160];
-    double now = mono();
+    double now = now_seconds();
     int n = snprintf(hb, sizeof hb, "hb %d %lu %s %ld %.1f\n", c->rank, c->seq, c->op ? c->op : "-", c->step,
                      c->op ? now - c->op_start : now - c->op_end_at);
     if (write(c->status_fd, hb, (size_t)n) < 0) { /* dropped: the next beat tells the same */ }
@@ -118,15 +112,13 @@ static void *watchdog_main(void *arg)
     struct comm *c = arg;
     pthread_mutex_lock(&c->mu);
     while (!c->quit) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += 1;
+        struct timespec ts = mono_deadline(1.0);
         pthread_cond_timedwait(&c->cv, &c->mu, &ts);
         beat(c);
         double limit = c->watchdog_ms ? c->watchdog_ms / 1000.0 : c->timeout_ms / 1000.0 + 5.0;
-        if (c->op && mono() - c->op_start > limit) {
+        if (c->op && now_seconds() - c->op_start > limit) {
             char *msg = xasprintf("%s: no progress for %.0f s in %s #%lu (%zu bytes) at step %ld; aborting the job",
-                                  c->prefix, mono() - c->op_start, c->op, c->seq, c->op_size, c->step);
+                                  c->prefix, now_seconds() - c->op_start, c->op, c->seq, c->op_size, c->step);
             fprintf(stderr, "tipc: error: %s\n", msg);
             fprintf(stderr, "hint: a peer died or skipped this collective; see the other ranks' workerlog files\n");
             post_notice(c, msg);
@@ -144,7 +136,7 @@ static void op_begin(struct comm *c, const char *op, size_t bytes)
     c->op = op;
     c->seq++;
     c->op_size = bytes;
-    c->op_start = mono();
+    c->op_start = now_seconds();
     beat(c);
     pthread_mutex_unlock(&c->mu);
 }
@@ -154,7 +146,7 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
     pthread_mutex_lock(&c->mu);
     const char *op = c->op;
     c->op = NULL;
-    c->op_end_at = mono();
+    c->op_end_at = now_seconds();
     beat(c);
     c->stats.seconds += c->op_end_at - c->op_start;
     c->stats.calls++;
@@ -162,7 +154,7 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
     pthread_mutex_unlock(&c->mu);
     if (st)
         error_msg(st, "%s: %s #%lu (%zu bytes) at step %ld failed after %.1f s (timeout %d ms, backend %s)",
-                  c->prefix, op, c->seq, c->op_size, c->step, mono() - c->op_start, c->timeout_ms, c->be->name);
+                  c->prefix, op, c->seq, c->op_size, c->step, now_seconds() - c->op_start, c->timeout_ms, c->be->name);
     return st;
 }
 
@@ -179,9 +171,9 @@ static enum tipc_status env_int(const char *name, int dflt, int min, int max, in
     return TIPC_OK;
 }
 
-static enum tipc_status init_backend(struct comm *c)
+static enum tipc_status init_backend(struct comm *c, const struct comm_opts *o)
 {
-    const char *be = getenv("TIPC_COMM_BACKEND");
+    const char *be = o->backend;
     const char *host = getenv("MASTER_ADDR"), *job = getenv("TIPC_JOB_ID"), *tok = getenv("TIPC_JOB_TOKEN");
     int port = 0;
     TRY(env_int("MASTER_PORT", 0, 0, 65535, &port));
@@ -196,11 +188,12 @@ static enum tipc_status init_backend(struct comm *c)
         return comm_nccl_init(&c->impl, c->rank, c->world, &kv, c->timeout_ms);
     }
     if (be && *be && strcmp(be, "gloo"))
-        return error_msg(TIPC_EUSAGE, "%s: TIPC_COMM_BACKEND='%s': expected 'gloo' or 'nccl'", c->prefix, be);
+        return error_msg(TIPC_EUSAGE, "%s: comm backend '%s' (TIPC_COMM_BACKEND, --comm-backend): expected 'gloo' or 'nccl'",
+                         c->prefix, be);
     c->be = &comm_backend_gloo;
-    const char *ip = getenv("TIPC_NODE_IP"), *hier = getenv("TIPC_COMM_HIERARCHICAL");
+    const char *ip = getenv("TIPC_NODE_IP");
     struct comm_topo t = {0}, *topo = NULL;
-    if (hier && !strcmp(hier, "1")) {
+    if (o->hierarchical) {
         TRY(env_int("TIPC_NNODES", 1, 1, c->world, &t.nnodes));
         TRY(env_int("LOCAL_WORLD_SIZE", 1, 1, c->world, &t.local_world));
         TRY(env_int("LOCAL_RANK", 0, 0, t.local_world - 1, &t.local_rank));
@@ -214,8 +207,9 @@ static enum tipc_status init_backend(struct comm *c)
     return comm_gloo_init(&c->impl, c->rank, c->world, topo, ip && *ip ? ip : host, &kv, c->timeout_ms);
 }
 
-enum tipc_status comm_init_from_env(struct comm **out)
+enum tipc_status comm_init_from_env(struct comm **out, const struct comm_opts *opts)
 {
+    const struct comm_opts dflt = {0}, *o = opts ? opts : &dflt;
     struct comm *c = xcalloc(1, sizeof *c);
     pthread_mutex_init(&c->mu, NULL);
     pthread_condattr_t ca;
@@ -224,18 +218,14 @@ enum tipc_status comm_init_from_env(struct comm **out)
     pthread_cond_init(&c->cv, &ca);
     pthread_condattr_destroy(&ca);
     c->be = &comm_backend_none;
-    int tmo_s = 300;
     enum tipc_status st = env_int("WORLD_SIZE", 1, 1, 1 << 20, &c->world);
     if (!st) st = env_int("RANK", 0, 0, c->world - 1, &c->rank);
     if (!st) st = env_int("TIPC_NODE_RANK", 0, 0, 1 << 20, &c->node);
-    if (!st) st = env_int("TIPC_COMM_TIMEOUT", 300, 1, 86400, &tmo_s);
-    int wd_s = 0;
-    if (!st) st = env_int("TIPC_WATCHDOG", 0, 0, 86400, &wd_s);
+    c->timeout_ms = (o->timeout_s > 0 ? o->timeout_s : 300) * 1000;
+    c->watchdog_ms = (o->watchdog_s > 0 ? o->watchdog_s : 0) * 1000;
     c->status_fd = -1;
-    if (!st) st = env_int("TIPC_STATUS_FD", -1, -1, 1 << 20, &c->status_fd);
-    c->op_end_at = mono();
-    c->timeout_ms = tmo_s * 1000;
-    c->watchdog_ms = wd_s * 1000;
+    if (!st) st = env_int("TIPC_STATUS_FD", -1, -1, 1 << 20, &c->status_fd);   /* set by tipc launch */
+    c->op_end_at = now_seconds();
     snprintf(c->prefix, sizeof c->prefix, "rank %d (node %d)", c->rank, c->node);
     if (!st && c->world > 1) {
         /* a peer that dies makes the next send() raise SIGPIPE, which would kill this rank before
@@ -243,7 +233,7 @@ enum tipc_status comm_init_from_env(struct comm **out)
          * installed its own handler */
         struct sigaction old;
         if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
-        st = init_backend(c);
+        st = init_backend(c, o);
     }
     if (st) {
         comm_free(c);

@@ -1,16 +1,18 @@
 /* comm.h: collectives, the only distributed interface the engine sees.
  *
- * comm_init_from_env() reads what `tipc launch` sets (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
- * TIPC_JOB_ID, TIPC_JOB_TOKEN, TIPC_NODE_IP; docs/distributed.md) and picks a backend:
+ * comm_init_from_env() reads what `tipc launch` sets for each rank (RANK, WORLD_SIZE, MASTER_ADDR,
+ * MASTER_PORT, TIPC_JOB_ID, TIPC_JOB_TOKEN, TIPC_NODE_IP; docs/distributed.md); the user's knobs
+ * come in struct comm_opts (`tipc train` fills it from its options and their TIPC_COMM_*
+ * variables). Backends:
  *   world 1          comm_none.c   (copies, no threads, no sockets)
  *   CPU tensors      comm_gloo.cc  (Debian's libgloo, TCP; its rendezvous store is our HTTP KV)
- *   GPU tensors      comm_nccl.c   (TIPC_COMM_BACKEND=nccl; TIPC_ENOTBUILT without CUDA)
- * TIPC_COMM_HIERARCHICAL=1 makes allreduce two-level (see struct comm_topo).
+ *   GPU tensors      comm_nccl.c   (backend "nccl"; TIPC_ENOTBUILT without CUDA)
+ * opts.hierarchical makes allreduce two-level (see struct comm_topo).
  * Every call is blocking and collective: all ranks call the same sequence with the same sizes
  * (a fixed order is part of the protocol, anchors.md #15). Every call returns within the timeout
- * (TIPC_COMM_TIMEOUT seconds, default 300; comm_set_timeout) with TIPC_EDIST and a message naming
+ * (opts.timeout_s, default 300; comm_set_timeout) with TIPC_EDIST and a message naming
  * the rank, the collective, its sequence number and the step, instead of hanging. A watchdog
- * thread aborts the process (exit 4) if a call runs longer than TIPC_WATCHDOG seconds (default: the
+ * thread aborts the process (exit 4) if a call runs longer than opts.watchdog_s seconds (default: the
  * timeout + 5 s, a backstop for a backend that ignores its timeout), saying which collective and
  * step it is stuck in, after posting the job's failure notice so every launcher stops its ranks.
  *
@@ -19,6 +21,7 @@
 #ifndef TIPC_COMM_H
 #define TIPC_COMM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "../../core/status.h"
 
@@ -27,10 +30,19 @@ enum comm_redop { COMM_SUM, COMM_AVG };
 
 struct comm;
 
+/* The user's knobs (`tipc train --comm-*`, env TIPC_COMM_BACKEND, TIPC_COMM_TIMEOUT, TIPC_WATCHDOG,
+ * TIPC_COMM_HIERARCHICAL). */
+struct comm_opts {
+    const char *backend;   /* "gloo" (NULL: the default) or "nccl" */
+    int timeout_s;         /* per collective; 0: 300 */
+    int watchdog_s;        /* 0: the timeout + 5 s */
+    bool hierarchical;     /* two-level allreduce (node-major ranks) */
+};
+
 /* Join the job's collectives. *c owned by the caller: comm_free(). World 1 never touches the network.
- * With world > 1, SIGPIPE is ignored (if it had the default action) so a dead peer is an error
- * naming the collective, not a silent death by signal. */
-enum tipc_status comm_init_from_env(struct comm **c);
+ * opts may be NULL (defaults). With world > 1, SIGPIPE is ignored (if it had the default action) so
+ * a dead peer is an error naming the collective, not a silent death by signal. */
+enum tipc_status comm_init_from_env(struct comm **c, const struct comm_opts *opts);
 void comm_free(struct comm *c);
 
 /* Whether collectives take GPU buffers (NCCL): then pass device pointers; host ones still work. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../../core/check.h"
+#include "../../core/time.h"
 #ifdef TIPC_HAVE_CUDA
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -34,18 +35,11 @@ struct nccl_impl {
     int broken;                        /* aborted: every later call fails at once */
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Wait until the communicator leaves ncclInProgress (non-blocking init or enqueue). */
 static ncclResult_t nccl_settle(struct nccl_impl *m, ncclResult_t r, double deadline)
 {
     while (r == ncclInProgress) {
-        if (now_s() > deadline) return ncclInProgress;
+        if (now_seconds() > deadline) return ncclInProgress;
         usleep(100);
         if (ncclCommGetAsyncError(m->comm, &r) != ncclSuccess) return ncclInternalError;
     }
@@ -81,7 +75,7 @@ enum tipc_status comm_nccl_init(void **impl, int rank, int world, const struct c
     struct nccl_impl *m = xcalloc(1, sizeof *m);
     m->rank = rank, m->world = world, m->device = dev;
     ncclUniqueId id;
-    double deadline = now_s() + timeout_ms / 1000.0;
+    double deadline = now_seconds() + timeout_ms / 1000.0;
     if (rank == 0) {
         ncclResult_t r = ncclGetUniqueId(&id);
         if (r != ncclSuccess) {
@@ -151,7 +145,7 @@ static void *device_view(struct nccl_impl *m, void *buf, size_t bytes, int in, i
 /* Run one collective (enqueued by `issue` on m->stream) to completion or timeout. */
 static enum tipc_status run(struct nccl_impl *m, const char *what, ncclResult_t r, int timeout_ms)
 {
-    double deadline = now_s() + timeout_ms / 1000.0;
+    double deadline = now_seconds() + timeout_ms / 1000.0;
     r = nccl_settle(m, r, deadline);
     if (r != ncclSuccess) return nccl_fail(m, what, r, timeout_ms);
     for (;;) {
@@ -164,7 +158,7 @@ static enum tipc_status run(struct nccl_impl *m, const char *what, ncclResult_t 
         ncclResult_t ar = ncclSuccess;
         ncclCommGetAsyncError(m->comm, &ar);
         if (ar != ncclSuccess && ar != ncclInProgress) return nccl_fail(m, what, ar, timeout_ms);
-        if (now_s() > deadline) return nccl_fail(m, what, ncclInProgress, timeout_ms);
+        if (now_seconds() > deadline) return nccl_fail(m, what, ncclInProgress, timeout_ms);
         usleep(50);
     }
 }
@@ -233,7 +227,7 @@ static void nccl_destroy(void *impl)
     if (m->comm) {
         /* finalize flushes pending work; a peer that is gone leaves it in progress: abort then */
         ncclResult_t r = ncclCommFinalize(m->comm);
-        if (nccl_settle(m, r, now_s() + 10.0) == ncclSuccess) ncclCommDestroy(m->comm);
+        if (nccl_settle(m, r, now_seconds() + 10.0) == ncclSuccess) ncclCommDestroy(m->comm);
         else ncclCommAbort(m->comm);
     }
     if (m->stage) cudaFree(m->stage);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_layout.sh: the structural rules of scripts/check_layout.sh hold (floors, one clock, one
-# parser, ...), and the checker itself catches a violation planted in a copy of the tree.
+# parser, one splitmix64, one mkdir -p), and the checker catches a violation of each, planted in a
+# copy of the tree.
 . "$ROOT/tests/e2e/lib.sh"
 bash "$ROOT/scripts/check_layout.sh" || fail "scripts/check_layout.sh found violations (above)"
 
@@ -10,9 +11,17 @@ mkdir -p "$copy"
 cp -r "$ROOT/scripts" "$ROOT/core" "$ROOT/engine" "$ROOT/prepare" "$ROOT/runner" "$copy/"
 echo '#include "../../runner/launch.h"' >>"$copy/engine/model/net.c"
 echo '#include "../runner/plan.h"' >>"$copy/prepare/prepare.c"
+printf 'static double t(void){struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return 0;}\n' >>"$copy/engine/io/onnx.c"
+printf 'static unsigned long long m(unsigned long long z){return z * 0xbf58476d1ce4e5b9ULL;}\n' >>"$copy/engine/data/loader.c"
+printf 'static int d(void){return mkdir("x", 0700);}\n' >>"$copy/runner/report.c"
+printf 'static int h(char **argv){return !strcmp(argv[1], "--dry-run");}\n' >>"$copy/runner/cmd_run.c"
 out=$(bash "$copy/scripts/check_layout.sh" 2>&1) && fail "a planted engine->runner include passed the check"
 grep -q 'engine/model/net.c:.*engine/ includes runner/' <<<"$out" || fail "engine->runner not named: $out"
 grep -q 'prepare/prepare.c:.*prepare/ includes runner/' <<<"$out" || fail "prepare->runner not named: $out"
+grep -q 'engine/io/onnx.c:.*a private monotonic clock' <<<"$out" || fail "private clock not named: $out"
+grep -q 'engine/data/loader.c:.*splitmix64 written again' <<<"$out" || fail "second splitmix64 not named: $out"
+grep -q 'runner/report.c:.*a direct mkdir()' <<<"$out" || fail "direct mkdir not named: $out"
+grep -q 'runner/cmd_run.c:.*an option compared by hand' <<<"$out" || fail "hand-parsed option not named: $out"
 
 # The engine's rules (boundary, paired op files, file size, one training step), planted likewise.
 copy2="$TMPDIR/tree2"

@@ -13,12 +13,18 @@
 
 #include "../../engine/dist/comm.h"
 #include "../../runner/rendezvous.h"
+#include "../../core/time.h"
 
-static double mono(void)
+/* The collectives' knobs as `tipc train` passes them: its options --comm-backend, --comm-timeout,
+ * --watchdog, --comm-hierarchical default to these variables, which the scenarios set. */
+static enum tipc_status init_comm(struct comm **c)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    const char *t = getenv("TIPC_COMM_TIMEOUT"), *w = getenv("TIPC_WATCHDOG");
+    struct comm_opts o = {.backend = getenv("TIPC_COMM_BACKEND"),
+                          .timeout_s = t ? (int)strtol(t, NULL, 10) : 0,
+                          .watchdog_s = w ? (int)strtol(w, NULL, 10) : 0,
+                          .hierarchical = getenv("TIPC_COMM_HIERARCHICAL") != NULL};
+    return comm_init_from_env(c, &o);
 }
 
 #define FAILF(...) do { fprintf(stderr, "rank %d: ", rank); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
@@ -86,7 +92,7 @@ static int check_buckets_and_same(struct comm *c)
 static int scenario_collectives(void)
 {
     struct comm *c;
-    if (comm_init_from_env(&c)) return 4;
+    if (init_comm(&c)) return 4;
     int rank = comm_rank(c), w = comm_world(c), rc = 0;
     size_t sizes[] = {1, 7, 1000, 262147};
     for (size_t k = 0; k < 4 && !rc; k++) rc = check_allreduce(c, sizes[k], COMM_SUM);
@@ -117,16 +123,16 @@ static int scenario_collectives(void)
 static int scenario_peer_dies(void)
 {
     struct comm *c;
-    double t0 = mono();
+    double t0 = now_seconds();
     /* the peer may die while the others still connect the mesh: init must then fail, and fast */
-    if (comm_init_from_env(&c)) return mono() - t0 < 8 ? 0 : 4;
+    if (init_comm(&c)) return now_seconds() - t0 < 8 ? 0 : 4;
     int rank = comm_rank(c), w = comm_world(c);
     if (rank == w - 1) _exit(3);
     comm_set_timeout(c, 5000);
     float b[1024] = {0};
-    t0 = mono();
+    t0 = now_seconds();
     enum tipc_status st = comm_allreduce(c, b, 1024, COMM_F32, COMM_SUM);
-    double dt = mono() - t0;
+    double dt = now_seconds() - t0;
     comm_free(c);
     if (st != TIPC_EDIST) FAILF("allreduce with a dead peer returned %d, want %d", st, TIPC_EDIST);
     if (dt > 8) FAILF("allreduce with a dead peer took %.1f s", dt);
@@ -137,7 +143,7 @@ static int scenario_peer_dies(void)
 static int scenario_skip(void)
 {
     struct comm *c;
-    if (comm_init_from_env(&c)) return 4;
+    if (init_comm(&c)) return 4;
     int rank = comm_rank(c);
     comm_set_timeout(c, 1500);
     comm_set_step(c, 42);
@@ -149,9 +155,9 @@ static int scenario_skip(void)
     float b[16] = {0};
     struct capture cap;
     capture_stderr_begin(&cap);
-    double t0 = mono();
+    double t0 = now_seconds();
     enum tipc_status st = comm_allreduce(c, b, 16, COMM_F32, COMM_SUM);
-    double dt = mono() - t0;
+    double dt = now_seconds() - t0;
     char *err = capture_stderr_end(&cap);
     fputs(err, stderr);
     int bad = st != TIPC_EDIST || dt > 5 || !strstr(err, "allreduce #1") || !strstr(err, "step 42") ||
@@ -168,7 +174,7 @@ static int scenario_watchdog(void)
 {
     setenv("TIPC_WATCHDOG", "2", 1);
     struct comm *c;
-    if (comm_init_from_env(&c)) return 5;
+    if (init_comm(&c)) return 5;
     comm_set_timeout(c, 60000);
     comm_set_step(c, 7);
     if (comm_rank(c) == 1) {
@@ -188,11 +194,11 @@ static int scenario_hang(void) { return loop_until(5); }
 static int loop_until(long hang_at)
 {
     struct comm *c;
-    if (comm_init_from_env(&c)) return 4;
+    if (init_comm(&c)) return 4;
     int rank = comm_rank(c);
     float b[4096];
-    double t0 = mono();
-    for (long step = 0; mono() - t0 < 60; step++) {
+    double t0 = now_seconds();
+    for (long step = 0; now_seconds() - t0 < 60; step++) {
         comm_set_step(c, step);
         for (int i = 0; i < 4096; i++) b[i] = 1;
         if (comm_allreduce(c, b, 4096, COMM_F32, COMM_SUM)) return comm_free(c), 4;
@@ -265,7 +271,7 @@ static void run_world(int world, const char *scenario, const char *child_token, 
     struct rdzv_server *S = NULL;
     assert_int_equal(rdzv_server_start(&S, "127.0.0.1", 0, "unit", "tok"), TIPC_OK);
     int port = rdzv_server_port(S);
-    double t0 = mono();
+    double t0 = now_seconds();
     for (int r = 0; r < world; r++) {
         assert_int_equal(write(fds[r], &port, sizeof port), sizeof port);
         close(fds[r]);
@@ -275,7 +281,7 @@ static void run_world(int world, const char *scenario, const char *child_token, 
         waitpid(pids[r], &st, 0);
         codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     }
-    *secs = mono() - t0;
+    *secs = now_seconds() - t0;
     free(last_notice);
     last_notice = NULL;
     struct rdzv_client cl;
@@ -370,7 +376,7 @@ static void test_world_of_one_needs_no_network(void **s)
     unsetenv("MASTER_ADDR"), unsetenv("MASTER_PORT");
     setenv("WORLD_SIZE", "1", 1), setenv("RANK", "0", 1);
     struct comm *c = NULL;
-    assert_int_equal(comm_init_from_env(&c), TIPC_OK);
+    assert_int_equal(init_comm(&c), TIPC_OK);
     assert_string_equal(comm_backend_name(c), "none");
     float b[3] = {1, 2, 3}, g[3];
     assert_int_equal(comm_allreduce(c, b, 3, COMM_F32, COMM_AVG), TIPC_OK);
@@ -392,14 +398,14 @@ static void test_bad_env_is_an_error(void **s)
     struct comm *c = NULL;
     struct capture cap;
     capture_stderr_begin(&cap);
-    enum tipc_status st = comm_init_from_env(&c);
+    enum tipc_status st = init_comm(&c);
     char *err = capture_stderr_end(&cap);
     assert_int_equal(st, TIPC_EDIST);
     assert_non_null(strstr(err, "RANK"));
     free(err);
     setenv("RANK", "1", 1);   /* in range, but no launcher env */
     capture_stderr_begin(&cap);
-    st = comm_init_from_env(&c);
+    st = init_comm(&c);
     err = capture_stderr_end(&cap);
     assert_int_equal(st, TIPC_EDIST);
     assert_non_null(strstr(err, "tipc launch"));
@@ -407,7 +413,7 @@ static void test_bad_env_is_an_error(void **s)
     setenv("MASTER_ADDR", "127.0.0.1", 1), setenv("MASTER_PORT", "1", 1), setenv("TIPC_JOB_TOKEN", "x", 1);
     setenv("TIPC_COMM_BACKEND", "nccl", 1);
     capture_stderr_begin(&cap);
-    st = comm_init_from_env(&c);
+    st = init_comm(&c);
     free(capture_stderr_end(&cap));
     assert_int_equal(st, TIPC_ENOTBUILT);
     unsetenv("TIPC_COMM_BACKEND"), unsetenv("MASTER_ADDR"), unsetenv("MASTER_PORT"), unsetenv("TIPC_JOB_TOKEN");

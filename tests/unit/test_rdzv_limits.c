@@ -11,14 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../core/time.h"
 #include "../../runner/rendezvous.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* TCP connection to 127.0.0.1:port from source address src (NULL: any); -1 on failure. */
 static int connect_from(const char *src, int port)
@@ -40,9 +34,9 @@ static int connect_from(const char *src, int port)
 static size_t read_reply(int fd, char *buf, size_t cap, double secs, bool *closed)
 {
     size_t n = 0;
-    double until = mono() + secs;
+    double until = now_seconds() + secs;
     *closed = false;
-    while (mono() < until && n + 1 < cap) {
+    while (now_seconds() < until && n + 1 < cap) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, 100) != 1) continue;
         ssize_t k = read(fd, buf + n, cap - 1 - n);
@@ -79,11 +73,11 @@ static void test_token_refused_before_body(void **state)
         assert_int_equal(write(fd, req, (size_t)len), len);
         char buf[1024];
         bool closed;
-        double t0 = mono();
+        double t0 = now_seconds();
         read_reply(fd, buf, sizeof buf, 3.0, &closed);
         assert_non_null(strstr(buf, " 403 "));
         assert_true(closed);
-        assert_true(mono() - t0 < 2.5);
+        assert_true(now_seconds() - t0 < 2.5);
         close(fd);
     }
     assert_true(rdzv_server_key_age(S, "fail") < 0);
@@ -167,13 +161,13 @@ static void test_flood_from_one_address_leaves_the_job_served(void **state)
     assert_true(opened > RDZV_DEFAULT_CLIENTS);
     struct rdzv_client c;
     rdzv_client_init(&c, "127.0.0.1", port, "job1", "secret-token", "node 1");
-    double t0 = mono();
+    double t0 = now_seconds();
     bool found = false;
     char *v = NULL;
     assert_int_equal(rdzv_put(&c, "node/1", "view", 4, true, NULL), TIPC_OK);
     assert_int_equal(rdzv_get(&c, "node/1", 0, false, &found, &v, NULL), TIPC_OK);
     assert_true(found);
-    assert_true(mono() - t0 < 2.0);
+    assert_true(now_seconds() - t0 < 2.0);
     free(v);
     usleep(300 * 1000);   /* the server closed the connections past the per-address limit */
     int closed = 0;

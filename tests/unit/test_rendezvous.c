@@ -6,13 +6,7 @@
 #include <time.h>
 
 #include "../../runner/rendezvous.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "../../core/time.h"
 
 static struct rdzv_server *start(void)
 {
@@ -93,20 +87,20 @@ static void test_wait_wakes_on_put(void **state)
     pthread_create(&th, NULL, put_later, &l);
     struct rdzv_client c;
     rdzv_client_init(&c, "127.0.0.1", l.port, "job1", "tok", "reader");
-    double t0 = mono();
+    double t0 = now_seconds();
     bool found;
     char *v = NULL;
     assert_int_equal(rdzv_get(&c, "late", 10000, false, &found, &v, NULL), TIPC_OK);
-    double dt = mono() - t0;
+    double dt = now_seconds() - t0;
     assert_true(found);
     assert_string_equal(v, "here");
     assert_true(dt >= 0.25 && dt < 5);   /* woke on the put, not at the 10 s deadline */
     free(v);
     pthread_join(th, NULL);
     /* a missing key comes back after the wait, not before and not forever */
-    t0 = mono();
+    t0 = now_seconds();
     assert_int_equal(rdzv_get(&c, "never", 400, false, &found, NULL, NULL), TIPC_OK);
-    dt = mono() - t0;
+    dt = now_seconds() - t0;
     assert_false(found);
     assert_true(dt >= 0.35 && dt < 3);
     rdzv_client_free(&c);
@@ -188,10 +182,10 @@ static void test_unreachable_server_fails_fast(void **state)
     rdzv_client_init(&c, "127.0.0.1", port, "job1", "tok", "rank 1");
     struct capture cap;
     capture_stderr_begin(&cap);
-    double t0 = mono();
+    double t0 = now_seconds();
     bool found;
     enum tipc_status st = rdzv_get(&c, "k", 5000, false, &found, NULL, NULL);
-    double dt = mono() - t0;
+    double dt = now_seconds() - t0;
     char *err = capture_stderr_end(&cap);
     assert_int_equal(st, TIPC_EDIST);
     assert_true(dt < 4);
@@ -219,11 +213,11 @@ static void test_stop_wakes_waiters(void **state)
     pthread_t th;
     pthread_create(&th, NULL, get_forever, &port);
     usleep(200 * 1000);
-    double t0 = mono();
+    double t0 = now_seconds();
     rdzv_server_stop(S);
     void *ret;
     pthread_join(th, &ret);
-    assert_true(mono() - t0 < 5);
+    assert_true(now_seconds() - t0 < 5);
     assert_int_equal((intptr_t)ret, 0);
 }
 

@@ -2,15 +2,11 @@
  * seed and index), so it does not depend on threading and the CUDA twin draws the same one. */
 #include "../ops.h"
 #include "../../../core/check.h"
+#include "../../../core/rng.h"
 #include "../../../core/banned.h"
 
-/* Counter-based randomness (splitmix64 of seed+index): the mask does not depend on threading. */
-static inline uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+/* Counter-based randomness (splitmix64_mix of seed+index, core/rng.h): the mask does not depend on
+ * threading. */
 
 void dropout_forward_cpu(struct backend_ctx *cx, float *out, float *mask, const float *in, size_t n, float p,
                          uint64_t seed)
@@ -18,10 +14,10 @@ void dropout_forward_cpu(struct backend_ctx *cx, float *out, float *mask, const 
     (void)cx;
     CHECK(p >= 0.0f && p < 1.0f, "dropout p %g", (double)p);
     float keep = 1.0f / (1.0f - p);
-    uint64_t base = mix64(seed);
+    uint64_t base = splitmix64_mix(seed);
 #pragma omp parallel for schedule(dynamic, 16384) if (n >= OMP_MIN_WORK)
     for (size_t i = 0; i < n; i++) {
-        float u = (float)(mix64(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
+        float u = (float)(splitmix64_mix(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
         mask[i] = u < p ? 0.0f : keep;
         out[i] = in[i] * mask[i];
     }

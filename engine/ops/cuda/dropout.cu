@@ -1,20 +1,13 @@
 /* dropout.cu: inverted dropout, CUDA twin of ops/cpu/dropout.c: the same mask bit for bit (the
  * same counter-based splitmix64 of seed and index). */
 #include "cuda_common.cuh"
-
-/* splitmix64's finaliser, as ops/cpu/dropout.c */
-__host__ __device__ __forceinline__ uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "../../../core/rng.h"   /* splitmix64_mix, host and device, as ops/cpu/dropout.c */
 
 __global__ void dropout_forward_kernel(float *out, float *mask, const float *in, size_t n, float p, float keep,
                                        uint64_t base)
 {
     GRID_STRIDE(i, n) {
-        float u = (float)(mix64(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
+        float u = (float)(splitmix64_mix(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
         float m = u < p ? 0.0f : keep;
         mask[i] = m;
         out[i] = in[i] * m;
@@ -31,7 +24,7 @@ extern "C" void dropout_forward_cuda(struct backend_ctx *cx, float *out, float *
                                      uint64_t seed)
 {
     CUDA_REQUIRE(p >= 0.0f && p < 1.0f, "dropout probability outside [0, 1)");
-    if (n) LAUNCH1(dropout_forward_kernel, n, out, mask, in, n, p, 1.0f / (1.0f - p), mix64(seed));
+    if (n) LAUNCH1(dropout_forward_kernel, n, out, mask, in, n, p, 1.0f / (1.0f - p), splitmix64_mix(seed));
 }
 extern "C" void dropout_backward_cuda(struct backend_ctx *cx, float *din, const float *dout, const float *mask, size_t n,
                                       int acc)
