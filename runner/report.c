@@ -13,7 +13,6 @@
 #include "xml_text.h"
 #include "../engine/io/metrics.h"
 #include "../core/check.h"
-#include "../core/staged.h"
 #include "../core/banned.h"
 
 #define GREEN "\033[32m"
@@ -191,26 +190,6 @@ void report_summary(const struct report *r, FILE *table, FILE *out)
     }
     fprintf(out, "%d passed, %d failed, %d skipped\n", np, nf, ns);
     fflush(out);
-}
-
-enum tipc_status report_write_file(const char *path, const void *data, size_t len, const char *what)
-{
-    char *tmp = temp_name(path);   /* our temp name: a killed write's leftover is swept (core/staged.h) */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-    int err = fd < 0 ? errno : 0;
-    for (size_t off = 0; !err && off < len;) {
-        ssize_t w = write(fd, (const char *)data + off, len - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) err = w < 0 ? errno : EIO;
-        else off += (size_t)w;
-    }
-    if (!err && fsync(fd) != 0) err = errno;
-    if (fd >= 0 && close(fd) != 0 && !err) err = errno;
-    if (!err && rename(tmp, path) != 0) err = errno;
-    if (err && fd >= 0) unlink(tmp);
-    free(tmp);
-    if (err) return error_at(TIPC_EIO, path, 0, "cannot write %s: %s", what, strerror(err));
-    return TIPC_OK;
 }
 
 /* A JSON string of any bytes (json_string refuses invalid UTF-8). */

@@ -82,8 +82,4 @@ enum tipc_status report_emit_summary(const struct report *r, struct metrics *m);
 /* Write JUnit XML atomically (temp file + rename); see report_junit.c. */
 enum tipc_status report_junit(const struct report *r, const char *path);
 
-/* Write `len` bytes to `path` atomically: a temp file beside it, fsync, rename. A failed write
- * (ENOSPC, EIO) is TIPC_EIO with a message naming `what`, and leaves no temp file behind. */
-enum tipc_status report_write_file(const char *path, const void *data, size_t len, const char *what);
-
 #endif

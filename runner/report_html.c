@@ -11,6 +11,7 @@
 
 #include "xml_text.h"
 #include "../core/check.h"
+#include "../core/staged.h"   /* defines: write_file_atomic */
 #include "../core/banned.h"
 
 #define MAX_RANKS_PLOTTED 8
@@ -342,7 +343,7 @@ enum tipc_status report_html(const struct report *r, const char *metrics_path, c
     mdata_free(&d);
     enum tipc_status st;
     if (h.bad) st = error_at(TIPC_EIO, path, 0, "cannot write HTML report: the XML writer failed (out of memory?)");
-    else st = report_write_file(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf), "HTML report");
+    else st = write_file_atomic(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
     xmlBufferFree(buf);
     return st;
 }

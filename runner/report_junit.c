@@ -11,6 +11,7 @@
 
 #include "xml_text.h"
 #include "../core/check.h"
+#include "../core/staged.h"   /* defines: write_file_atomic */
 #include "../core/banned.h"
 
 #define LOG_TAIL_BYTES 8192 /* of a failing stage's log, in its <failure> body */
@@ -137,7 +138,7 @@ enum tipc_status report_junit(const struct report *r, const char *path)
     free(suite);
     enum tipc_status st;
     if (j.bad) st = error_at(TIPC_EIO, path, 0, "cannot write JUnit report: the XML writer failed (out of memory?)");
-    else st = report_write_file(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf), "JUnit report");
+    else st = write_file_atomic(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
     xmlBufferFree(buf);
     return st;
 }
