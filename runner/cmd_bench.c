@@ -14,6 +14,7 @@
 #include "../engine/infer/infer.h"
 #include "../engine/model/mobilenet_v3.h"
 #include "../engine/model/train_step.h"
+#include "../engine/model/amp.h"
 #include "../core/banned.h"
 
 static const char about[] =
@@ -21,14 +22,15 @@ static const char about[] =
     "  train   forward + backward + momentum SGD step (train-mode BN, dropout 0.2)\n"
     "  infer   the exported inference graph (BN folded), forward only\n";
 static const char footer[] =
-    "--device gpu runs fp32 on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
+    "--device gpu runs on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
     "device sync, so the times are of the work, not of its launch.\n"
     "Exit codes: 0 ok, 2 usage, 7 gpu not built or no CUDA device.\n"
     "Environment (A/B runs): TIPC_NO_FUSE=1 (BN and activation as two ops), TIPC_INFER_PER_OP=1\n"
     "(infer: the op-by-op schedule on the CPU), TIPC_CUDA_TF32=1, TIPC_CUDNN_FIND=1 (see tipc help train).\n";
 
 struct bench_opts {
-    const char *model, *device;
+    const char *model, *device, *precision;
+    struct amp_policy amp;
     int batch, res, steps, warmup, threads, classes;
     bool graph;
     struct backend be;
@@ -54,7 +56,7 @@ static double bench_train(const struct bench_opts *o)
 {
     struct net net;
     struct mbv3_config cfg = MBV3_CONFIG_DEFAULT;
-    cfg.num_classes = o->classes, cfg.resolution = o->res;
+    cfg.num_classes = o->classes, cfg.resolution = o->res, cfg.amp = o->amp;
     mobilenet_v3_small_build(&net, &cfg, o->batch, o->be);
     net_init_params(&net, 1);
     size_t ni = (size_t)o->batch * o->res * o->res * 3;
@@ -140,6 +142,8 @@ int cmd_bench(int argc, char **argv)
         {"--threads", NULL, OPT_INT, &o.threads, NULL, 0, 1024, "T", "CPU threads (default: all cores)", NULL, NULL},
         {"--num-classes", NULL, OPT_INT, &o.classes, NULL, 1, 100000, "K", "classes (default 1000)", NULL, NULL},
         {"--device", NULL, OPT_STR, &o.device, NULL, 0, 0, "cpu|gpu", "where to run (default cpu)", NULL, NULL},
+        {"--precision", NULL, OPT_STR, &o.precision, NULL, 0, 0, "fp32|bf16|fp16",
+         "train: mixed precision as tipc train --precision (default fp32)", NULL, NULL},
         {"--cuda-graph", NULL, OPT_SWITCH, &o.graph, NULL, 0, 0, NULL,
          "infer, gpu, warmup >= 2: the forward pass is captured once in the warm-up\n"
          "(after one plain pass) and every later step replays it (the input upload\n"
@@ -160,15 +164,25 @@ int cmd_bench(int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "bench: unknown model '%s' (only mobilenet_v3_small)", o.model);
     if (o.batch < 1 || o.res < 32 || o.steps < 1 || o.warmup < 0 || o.classes < 1)
         return error_msg(TIPC_EUSAGE, "bench: batch >= 1, resolution >= 32, steps >= 1, classes >= 1");
+    bool gpu = !strcmp(o.device, "gpu") || !strcmp(o.device, "cuda");
+    TRY(amp_policy_resolve(&o.amp, "bench", o.precision, NULL, NULL, gpu));
+    if (o.amp.prec != PREC_FP32 && strcmp(what, "train"))
+        return error_msg(TIPC_EUSAGE, "bench: --precision is for 'bench train' (inference: tipc infer --precision)");
     backend_cpu_fix_blas();
     backend_cpu_set_threads(o.threads);
     TRY(backend_open(&o.be, o.device, 0));
+    enum tipc_status ast = amp_policy_check(&o.amp, &o.be, "bench");
+    if (ast != TIPC_OK) {
+        backend_close(&o.be);
+        return ast;
+    }
     if (o.graph && (strcmp(what, "infer") || !backend_has_graphs(&o.be) || o.warmup < 2)) {
         backend_close(&o.be);
         return error_msg(TIPC_EUSAGE, "bench: --cuda-graph is for 'infer --device gpu' with --warmup >= 2");
     }
-    printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d device=%s%s\n", what, o.model,
-           o.batch, o.res, o.steps, o.warmup, o.threads, o.device, o.graph ? " cuda-graph" : "");
+    printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d device=%s precision=%s%s\n", what,
+           o.model, o.batch, o.res, o.steps, o.warmup, o.threads, o.device, precision_name(o.amp.prec),
+           o.graph ? " cuda-graph" : "");
     g_steps = xcalloc((size_t)o.steps, sizeof(double));
     double dt = !strcmp(what, "train") ? bench_train(&o) : bench_infer(&o);
     double ms = dt * 1e3 / o.steps, ips = o.batch * o.steps / dt;

@@ -49,6 +49,11 @@ const struct backend_ops backend_cpu_ops = {
     .dropout_forward = dropout_forward_cpu, .dropout_backward = dropout_backward_cpu,
     .xent_forward = xent_forward_cpu, .xent_backward = xent_backward_cpu,
     .sgd_step = sgd_step_cpu,
+    .amp_round = amp_round_cpu,
+    .amp_scale = amp_scale_cpu,
+    .amp_unscale_check = amp_unscale_check_cpu,
+    .sgd_step_amp = sgd_step_amp_cpu,
+    .amp_update = amp_update_cpu,
     .infer_input_u8 = infer_input_u8_cpu, .infer_forward = infer_forward_cpu, .infer_release = infer_release_cpu,
 };
 

@@ -25,6 +25,13 @@ enum tipc_status net_train_step(struct net *net, struct dp *dp, struct train_ste
     }
     if (dp) TRY(dp->s->reduce(dp, net, s->step));
     net_sgd_update(net, s->lr, s->momentum, s->weight_decay);
+    s->skipped = false, s->loss_scale = 0, s->skipped_total = 0;
+    float st[AMP_STATE_FLOATS];
+    if ((s->amp_report || net_host_memory(net)) && net_amp_read(net, st)) {
+        s->skipped = st[AMP_FOUND_INF] != 0;
+        s->loss_scale = st[AMP_SCALE];
+        s->skipped_total = (long)st[AMP_SKIPPED];
+    }
     if (dp) TRY(dp->s->updated(dp, net, s->step + 1));
     return TIPC_OK;
 }

@@ -19,6 +19,7 @@
 
 #include "../io/recipe.h"
 #include "../backend/backend.h"
+#include "net.h"
 
 struct comm;
 struct train_log;
@@ -42,6 +43,7 @@ struct train_opts {
                                  data-parallel run without SyncBN computes (rank 0's BN statistics,
                                  checkpoints and log) */
     struct train_log *log;    /* progress display and metrics file (train_log.h); NULL for none */
+    struct amp_policy amp;    /* mixed precision (zeroed: fp32); the backend must have the AMP ops */
 };
 
 enum tipc_status train_run(const struct train_opts *o);
