@@ -159,6 +159,16 @@ void net_alloc(struct net *net)
 {
     plan_grad_writes(net);
     plan_fusions(net);
+    for (int i = 0; i < net->nlayers && net->amp.prec != PREC_FP32; i++) { /* a 16-bit conv's scratch */
+        const struct layer *l = &net->layers[i];
+        const struct slot *si = &net->slots[l->in];
+        if (l->kind != LAYER_CONV) continue;
+        struct conv2d_desc d;
+        conv2d_desc_init(&d, net->N, si->H, si->W, si->C, l->Co, l->K, l->stride, (l->K - 1) / 2, l->groups);
+        d.prec = net->amp.prec;
+        size_t sc = conv2d_scratch_floats(&d);
+        if (sc > net->nscratch) net->nscratch = sc;
+    }
     const struct backend_ops *o = net->be.ops;
     struct backend_ctx *cx = net->be.ctx;
     net->params = o->alloc(cx, net->nparams);

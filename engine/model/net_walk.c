@@ -14,6 +14,7 @@ static struct conv2d_desc conv_desc(const struct net *net, const struct layer *l
     const struct slot *si = &net->slots[l->in];
     struct conv2d_desc d;
     conv2d_desc_init(&d, n, si->H, si->W, si->C, l->Co, l->K, l->stride, (l->K - 1) / 2, l->groups);
+    d.prec = net->amp.prec;
     return d;
 }
 
