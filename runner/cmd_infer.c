@@ -325,7 +325,7 @@ int cmd_infer(int argc, char **argv)
         error_hint("infer runs on the CPU with --use-gpu False");
     if (st == TIPC_OK && f.prec != PREC_FP32 && !backend_has_amp(&be)) {
         st = error_msg(TIPC_ENOTBUILT, "infer: --precision %s: the %s backend of this build has no mixed precision ops",
-                       precision_name(f.prec), be.ops->name);
+                       precision_name(f.prec), f.use_gpu ? "CUDA" : "CPU");
         backend_close(&be);
     }
     if (st) return st;
