@@ -9,7 +9,7 @@
 #include "../../engine/model/train_step.h"
 #include "../../core/rng.h"
 
-static const struct backend CPU = {&backend_cpu_ops, NULL};
+static const struct backend CPU = {.ops = &backend_cpu_ops};
 
 static uint16_t bf(uint32_t bits) { return bf16_from_f32(f32_from_bits(bits)); }
 
