@@ -111,6 +111,9 @@ bool backend_has_graphs(const struct backend *b);
 bool backend_graph_begin(struct backend *b);
 void backend_graph_end(struct backend *b);
 void backend_graph_launch(struct backend *b);
+/* The CUDA stream the backend's ops run on (a cudaStream_t), for work that must order itself
+ * after them (comm_async's NCCL buckets); NULL on the CPU. */
+void *backend_stream(const struct backend *b);
 /* "cuda:0 (NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB, TF32 off)" */
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n);
 #ifdef TIPC_HAVE_CUDA

@@ -65,6 +65,11 @@ void backend_graph_launch(struct backend *b)
     if (b->ops && b->ops->graphs) cuda_graph_launch(b->ctx);
 }
 
+void *backend_stream(const struct backend *b)
+{
+    return b->ops == &backend_cuda_ops ? cuda_ctx_stream(b->ctx) : NULL;
+}
+
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
     const struct backend_ctx *cx = b->ctx;
@@ -93,6 +98,11 @@ bool backend_graph_begin(struct backend *b)
 }
 void backend_graph_end(struct backend *b) { (void)b; }
 void backend_graph_launch(struct backend *b) { (void)b; }
+void *backend_stream(const struct backend *b)
+{
+    (void)b;
+    return NULL;
+}
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
     (void)b;

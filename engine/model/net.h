@@ -60,6 +60,11 @@ struct net {
     int32_t *labels_dev;    /* labels of the last loss (host on CPU) */
     bool train;             /* BN batch statistics + dropout on */
     uint64_t dropout_seed;  /* advanced by the trainer each step */
+    /* called by net_backward once layer i's backward is issued (its parameter gradients are final
+     * on the host backend; on a GPU, final on the backend's stream): the overlapped allreduce
+     * (dp_overlap.c) starts the buckets that became complete. NULL: none. */
+    void (*grads_done)(void *ud, int layer);
+    void *grads_done_ud;
 };
 
 void net_init(struct net *net, struct backend be, int N, int H, int W, int C);
