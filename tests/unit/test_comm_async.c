@@ -4,7 +4,10 @@
  *    and averages of the blocking allreduce, round after round, and blocking collectives work
  *    again after the wait;
  *  - a rank that dies while buckets are in flight makes the others' wait fail with TIPC_EDIST
- *    within the collective timeout, not hang; the buckets queued behind the failed one are skipped. */
+ *    at once, not hang; the buckets queued behind the failed one are skipped;
+ *  - a rank that stops calling collectives: the communication thread's call times out (the
+ *    collective timeout applies there), and with a long timeout the watchdog, which sees the
+ *    thread's call in progress, aborts the process with the job's failure notice. */
 #include "comm_world.h"
 
 
@@ -82,8 +85,39 @@ static int scenario_peer_dies(void)
     return 0;
 }
 
+/* The last rank stops calling collectives while the others' buckets are in flight: their
+ * communication thread's allreduce times out (1.5 s) and the wait returns TIPC_EDIST; with a long
+ * timeout the watchdog (TIPC_WATCHDOG=2), which sees the thread's call, ends the process (exit 4). */
+static int stalled(bool watchdog)
+{
+    if (watchdog) setenv("TIPC_WATCHDOG", "2", 1);
+    struct comm *c;
+    if (init_comm(&c)) return 5;
+    int rank = comm_rank(c), w = comm_world(c);
+    comm_set_timeout(c, watchdog ? 60000 : 1500);
+    comm_set_step(c, 9);
+    if (rank == w - 1) {
+        usleep(5 * 1000 * 1000);
+        return 0;
+    }
+    struct comm_async *a = comm_async_open(c, NULL);
+    float b[4096] = {0};
+    comm_async_allreduce(a, b, 2048, COMM_F32, COMM_SUM);
+    comm_async_allreduce(a, b + 2048, 2048, COMM_F32, COMM_SUM);
+    double t0 = now_seconds();
+    enum tipc_status st = comm_async_wait(a, NULL, NULL);   /* the watchdog _exit()s during this */
+    double dt = now_seconds() - t0;
+    comm_async_close(a);
+    comm_free(c);
+    if (watchdog) FAILF("the watchdog did not end a stuck bucket (status %d after %.1f s)", st, dt);
+    if (st != TIPC_EDIST || dt > 5) FAILF("stalled peer: status %d after %.1f s", st, dt);
+    return 0;
+}
+
 static int run_scenario(const char *name)
 {
+    if (!strcmp(name, "stalled")) return stalled(false);
+    if (!strcmp(name, "stalled_watchdog")) return stalled(true);
     if (!strcmp(name, "exact")) return scenario_exact();
     if (!strcmp(name, "peer_dies")) return scenario_peer_dies();
     fprintf(stderr, "test_comm_async: unknown scenario '%s'\n", name);
@@ -112,6 +146,35 @@ static void test_dead_peer_mid_bucket_fails_fast(void **s)
     assert_true(secs < 20);
 }
 
+static void test_stalled_peer_times_out(void **s)
+{
+    (void)s;
+    int codes[8];
+    double secs;
+    run_world(2, "stalled", "tok", codes, &secs);
+    assert_int_equal(codes[0], 0);
+    assert_int_equal(codes[1], 0);
+}
+
+static void test_watchdog_sees_the_communication_thread(void **s)
+{
+    (void)s;
+    int codes[8];
+    double secs;
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    run_world(2, "stalled_watchdog", "tok", codes, &secs);
+    char *err = capture_stderr_end(&cap);
+    fputs(err, stderr);
+    assert_int_equal(codes[0], TIPC_EDIST);
+    assert_true(secs < 12);
+    assert_non_null(strstr(err, "rank 0 (node 0): no progress for 2 s in allreduce #1 (8192 bytes) at step 9"));
+    assert_non_null(last_notice);   /* every launcher would now stop its ranks */
+    free(err);
+    free(last_notice);
+    last_notice = NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--worker")) return run_scenario(argv[2]);
@@ -120,6 +183,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_exact_2),
         cmocka_unit_test(test_exact_4),
         cmocka_unit_test(test_dead_peer_mid_bucket_fails_fast),
+        cmocka_unit_test(test_stalled_peer_times_out),
+        cmocka_unit_test(test_watchdog_sees_the_communication_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
