@@ -109,7 +109,7 @@ static void test_mobilenet_plan(void **s)
     (void)s;
     struct net net;
     struct mbv3_config cfg = {.num_classes = 10, .width_mult = 0.25f, .resolution = 32, .dropout = 0.0f};
-    const struct backend cpu = {&backend_cpu_ops, NULL};
+    const struct backend cpu = {.ops = &backend_cpu_ops};
     mobilenet_v3_small_build(&net, &cfg, 2, cpu);
     struct grad_tensor *t;
     int nt = grad_tensors_of_net(&net, &t);
