@@ -31,7 +31,7 @@ echo "# gpu_vs_pytorch: $(date -u '+%Y-%m-%d %H:%M UTC'), $gpu, TF32=$TF32, res 
 tipc_train() { "$T" bench train --device gpu --batch-size "$1" --resolution "$RES" --steps "$STEPS" --warmup 3 | awk '/median img\/s/ {print $NF}'; }
 tipc_infer() { "$T" bench infer --device gpu --batch-size "$1" --resolution "$RES" --steps "$ISTEPS" --warmup 10 ${3:-} | awk -v w="$2" '/median img\/s/ {print (w == "ms" ? $(NF-3) : $NF)}'; }
 tt=$(tipc_train "$BS"); ts=$(tipc_train "$BS_SMALL"); ti1=$(tipc_infer 1 ms); tib=$(tipc_infer "$BS" ips)
-tg1=$(tipc_infer 1 ms --cuda-graph); tgb=$(tipc_infer "$BS" ips --cuda-graph)
+tg1=$(tipc_infer 1 ms "--cuda-graph on"); tgb=$(tipc_infer "$BS" ips "--cuda-graph on")
 
 # PyTorch: "MODE BS" per line -> train img/s, infer bs=1 ms, infer bs img/s (medians)
 torch_run() {

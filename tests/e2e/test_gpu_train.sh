@@ -43,7 +43,7 @@ p1=$(grep -o 'prob: [0-9.e-]*' "$W/ic.log" | cut -d' ' -f2) p2=$(grep -o 'prob: 
 awk -v a="$p1" -v b="$p2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4) }' || fail "infer prob: cpu $p1 gpu $p2"
 "$T" infer --model-dir "$W/inf" --img-path "$IMG" --use-gpu True --benchmark True >"$W/ib.log" 2>&1 || fail "gpu infer benchmark"
 grep -q 'runtime_device: gpu' "$W/ib.log" || fail "benchmark summary does not say gpu"
-"$T" bench infer --device gpu --cuda-graph --batch-size 2 --resolution 64 --steps 3 --warmup 2 --num-classes 10 \
+"$T" bench infer --device gpu --cuda-graph on --batch-size 2 --resolution 64 --steps 3 --warmup 2 --num-classes 10 \
     >"$W/g.log" 2>&1 || { cat "$W/g.log"; fail "bench infer --cuda-graph"; }
 grep -q 'median img/s' "$W/g.log" || fail "bench infer --cuda-graph printed no figures"
 
