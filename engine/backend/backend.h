@@ -139,6 +139,9 @@ void backend_graph_launch(struct backend *b);
 #define BACKEND_GRAPHS 3
 bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n);
 void backend_graph_launch_id(struct backend *b, int id);
+/* Graph id was captured and may be launched: no workspace it uses has moved since (a later, bigger
+ * op grew one). False on a backend without graphs. */
+bool backend_graph_valid(const struct backend *b, int id);
 /* "cuda:0 (NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB, TF32 off)" */
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n);
 #ifdef TIPC_HAVE_CUDA

@@ -78,6 +78,10 @@ void backend_graph_launch_id(struct backend *b, int id)
 {
     if (b->ops && b->ops->graphs) cuda_graph_launch(b->ctx, id);
 }
+bool backend_graph_valid(const struct backend *b, int id)
+{
+    return b->ops && b->ops->graphs && cuda_graph_valid(b->ctx, id);
+}
 
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
@@ -114,6 +118,11 @@ bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n)
     return false;
 }
 void backend_graph_launch_id(struct backend *b, int id) { (void)b, (void)id; }
+bool backend_graph_valid(const struct backend *b, int id)
+{
+    (void)b, (void)id;
+    return false;
+}
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
     (void)b;

@@ -59,6 +59,7 @@ static void run_slot(struct net *net, struct train_graph *g, int k, enum step_mo
 {
     struct backend *be = &net->be;
     bool graph = mode == STEP_GRAPH && !g->failed && g->staged >= TRAIN_GRAPH_WARMUP && backend_has_graphs(be);
+    if (graph && g->captured[k] && !backend_graph_valid(be, 1 + k)) g->captured[k] = false; /* a workspace moved */
     if (graph && !g->captured[k]) {
         char why[256];
         backend_graph_begin(be);

@@ -5,7 +5,9 @@
  * warm-up) or replayed from the slot's CUDA Graph, captured once at the slot's first step after
  * TRAIN_GRAPH_WARMUP staged steps (GRAPH). A graph is valid for one shape and one set of
  * constants (batch, momentum, weight decay, label smoothing): when one changes, the graphs are
- * dropped and the next steps warm up and capture again. Everything else that varies per step is
+ * dropped and the next steps warm up and capture again; a slot's graph is captured again too when
+ * a workspace it uses has moved (grown by a bigger op since, e.g. an eval batch). Everything else
+ * that varies per step is
  * read from the slot, never baked into a graph.
  * Not here: the ops of the step (train_step.c), the slots' copies (the backend). */
 #ifndef TIPC_TRAIN_GRAPH_H

@@ -124,6 +124,7 @@ static void *grow(struct backend_ctx *cx, void **buf, size_t *have, size_t bytes
     size_t want = bytes + bytes / 4 + 256;
     CUDA_CHECK(cudaMalloc(buf, want));
     *have = want;
+    cx->ws_gen++; /* graphs captured before hold the old address (cuda_graph_valid) */
     return *buf;
 }
 void *cuda_ws(struct backend_ctx *cx, size_t bytes) { return grow(cx, &cx->ws, &cx->ws_bytes, bytes); }
@@ -182,6 +183,7 @@ extern "C" bool cuda_graph_end(struct backend_ctx *cx, int id, char *why, size_t
     cx->graphs[id] = NULL;
     if (e == cudaSuccess) e = cudaGraphInstantiate(&cx->graphs[id], g, 0);
     if (g) cudaGraphDestroy(g);
+    cx->graph_gen[id] = cx->ws_gen;
     if (e != cudaSuccess) {
         cx->graphs[id] = NULL;
         snprintf(why, n, "%s", cudaGetErrorString(e));
@@ -194,4 +196,8 @@ extern "C" void cuda_graph_launch(struct backend_ctx *cx, int id)
 {
     CUDA_REQUIRE(id >= 0 && id < 3 && cx->graphs[id] != NULL, "no captured graph to launch");
     CUDA_CHECK(cudaGraphLaunch(cx->graphs[id], cx->stream));
+}
+extern "C" bool cuda_graph_valid(const struct backend_ctx *cx, int id)
+{
+    return id >= 0 && id < 3 && cx->graphs[id] && cx->graph_gen[id] == cx->ws_gen;
 }

@@ -75,6 +75,8 @@ struct backend_ctx {
     void *cublas_ws;                       /* cuBLAS workspace: no allocation inside a graph capture */
     cudaGraphExec_t graphs[3];             /* captured work (cuda_graph_*) by id, NULL when none:
                                               0 inference, 1 and 2 the staged training step's slots */
+    unsigned long ws_gen;                  /* bumped whenever a workspace above moves (grow) */
+    unsigned long graph_gen[3];            /* ws_gen when each graph was captured */
     /* the staged step's input slots (ctx_stage.cu): pinned twins, copied on copy_stream */
     cudaStream_t copy_stream;
     uint8_t *stage_host[2]; size_t stage_host_bytes[2];

@@ -40,6 +40,9 @@ void cuda_graph_begin(struct backend_ctx *cx);
  * or its instantiation failed: the caller runs the work op by op instead. */
 bool cuda_graph_end(struct backend_ctx *cx, int id, char *why, size_t n);
 void cuda_graph_launch(struct backend_ctx *cx, int id);
+/* Graph id exists and no workspace has moved since its capture (a bigger op elsewhere, e.g. an
+ * eval batch, grew one): else it must be captured again before a launch. */
+bool cuda_graph_valid(const struct backend_ctx *cx, int id);
 /* The staged step's input slots (backend.h stage_put / stage_release; ctx_stage.cu) */
 void cuda_stage_put(struct backend_ctx *cx, int k, void *dst, const struct stage_part *parts, int nparts);
 void cuda_stage_release(struct backend_ctx *cx, int k);
