@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "../core/check.h"
 #include "../core/options.h"
+#include "engine_settings.h"
 #include "../core/time.h"
 #include "../core/rng.h"
 #include "../engine/infer/infer.h"
@@ -96,7 +97,7 @@ static double bench_infer(const struct bench_opts *o)
     struct mbv3_config cfg = MBV3_CONFIG_DEFAULT;
     cfg.num_classes = o->classes, cfg.resolution = o->res;
     struct backend cpu;
-    backend_open(&cpu, "cpu", 1); /* the weights are folded on the host, then moved */
+    backend_open(&cpu, "cpu", 1, &o->be.set); /* the weights are folded on the host, then moved */
     mobilenet_v3_small_build(&net, &cfg, 1, cpu);
     net_init_params(&net, 1);
     struct infer_model m;
@@ -140,6 +141,7 @@ int cmd_bench(int argc, char **argv)
 {
     struct bench_opts o = {.model = "mobilenet_v3_small", .device = "cpu", .batch = 32, .res = 224, .steps = 10, .warmup = 2,
                            .threads = 0, .classes = 1000};
+    struct backend_settings eng = {0};
     const struct opt opts[] = {
         {"--model", NULL, OPT_STR, &o.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
         {"--batch-size", "-b", OPT_INT, &o.batch, NULL, 1, 4096, "B", "images per step (default 32)", NULL, NULL},
@@ -155,6 +157,7 @@ int cmd_bench(int argc, char **argv)
          "gpu, warmup >= 2): the forward pass captured once in the warm-up (after\n"
          "one plain pass) and replayed every later step (the input upload stays\n"
          "outside the graph)", NULL, opt_on_off},
+        ENGINE_SETTINGS_OPTS(eng),
         {0},
     };
     const struct opt_cmd cmd = {.name = "bench", .synopsis = "train|infer [options]", .about = about, .opts = opts,
@@ -173,7 +176,7 @@ int cmd_bench(int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "bench: batch >= 1, resolution >= 32, steps >= 1, classes >= 1");
     backend_cpu_fix_blas();
     backend_cpu_set_threads(o.threads);
-    TRY(backend_open(&o.be, o.device, 0));
+    TRY(backend_open(&o.be, o.device, 0, &eng));
     bool infer = !strcmp(what, "infer");
     if (!o.graph_seen) o.graph = !infer;
     if (infer && o.graph && (!backend_has_graphs(&o.be) || o.warmup < 2)) {

@@ -35,7 +35,7 @@ static int group_setup(void **state)
     setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
 #ifdef TIPC_HAVE_CUDA
     if (cuda_device_count(&why) == 0) return 0;
-    if (backend_cuda_init(&G, 0) != TIPC_OK) {
+    if (backend_cuda_init(&G, 0, &(struct backend_settings){0}) != TIPC_OK) {
         why = "backend_cuda_init failed on a present device (message above)";
         broken = true;
         return 0;
@@ -109,7 +109,7 @@ static void test_graph_equals_eager(void **state)
     (void)state;
     NEED_GPU();
     struct net c, e, g;
-    build(&c, (struct backend){&backend_cpu_ops, NULL});
+    build(&c, (struct backend){.ops = &backend_cpu_ops});
     build(&e, G);
     build(&g, G);
     char w[256];

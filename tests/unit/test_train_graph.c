@@ -25,7 +25,7 @@
 static void build(struct net *net)
 {
     struct mbv3_config cfg = {.num_classes = K, .width_mult = 0.25f, .resolution = RES, .dropout = 0.2f};
-    mobilenet_v3_small_build(net, &cfg, N, (struct backend){&backend_cpu_ops, NULL});
+    mobilenet_v3_small_build(net, &cfg, N, (struct backend){.ops = &backend_cpu_ops});
     net_init_params(net, 11);
 }
 
