@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "../core/check.h"
 #include "../core/options.h"
+#include "engine_settings.h"
 #include "../core/time.h"
 #include "../core/rng.h"
 #include "../core/staged.h"
@@ -112,7 +113,7 @@ static enum tipc_status bench_infer(struct bench_opts *o)
     struct mbv3_config cfg = MBV3_CONFIG_DEFAULT;
     cfg.num_classes = o->classes, cfg.resolution = o->res;
     struct backend cpu;
-    backend_open(&cpu, "cpu", 1); /* the weights are folded on the host, then moved */
+    backend_open(&cpu, "cpu", 1, &o->be.set); /* the weights are folded on the host, then moved */
     mobilenet_v3_small_build(&net, &cfg, 1, cpu);
     net_init_params(&net, 1);
     struct infer_model m;
@@ -174,6 +175,7 @@ int cmd_bench(int argc, char **argv)
                            .threads = 0, .classes = 1000, .bucket_mb = 25};
     struct scaling_opts so = {.ranks = "1,2,4,8", .output = "./logs/bench_scaling", .timeout_s = 900};
     int rank = 0, world = 1;
+    struct backend_settings eng = {0};
     const struct opt opts[] = {
         {"--model", NULL, OPT_STR, &o.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
         {"--batch-size", "-b", OPT_INT, &o.batch, NULL, 1, 4096, "B", "images per step and rank (default 32)", NULL, NULL},
@@ -207,6 +209,7 @@ int cmd_bench(int argc, char **argv)
          "train: write this rank's figures to DIR/rank<RANK>.json (bench scaling\nsets it)", NULL, NULL},
         {"RANK", NULL, OPT_INT, &rank, NULL, 0, 65535, "R", "this rank (set by tipc launch)", "RANK", NULL},
         {"WORLD_SIZE", NULL, OPT_INT, &world, NULL, 1, 65536, "N", "ranks in the job (set by tipc launch)", "WORLD_SIZE", NULL},
+        ENGINE_SETTINGS_OPTS(eng),
         {0},
     };
     const struct opt_cmd cmd = {.name = "bench", .synopsis = "train|infer|scaling [options]", .about = about, .opts = opts,
@@ -238,7 +241,7 @@ int cmd_bench(int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "bench: only 'train' runs under tipc launch with WORLD_SIZE > 1");
     backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
     backend_cpu_set_threads(o.threads);
-    TRY(backend_open(&o.be, o.device, 0));
+    TRY(backend_open(&o.be, o.device, 0, &eng));
     if (o.graph && (strcmp(what, "infer") || !backend_has_graphs(&o.be) || o.warmup < 2)) {
         backend_close(&o.be);
         return error_msg(TIPC_EUSAGE, "bench: --cuda-graph is for 'infer --device gpu' with --warmup >= 2");
