@@ -19,6 +19,7 @@
 #include "../engine/dist/comm.h"
 #include "../engine/infer/infer.h"
 #include "../engine/model/mobilenet_v3.h"
+#include "../engine/model/train_graph.h"
 #include "../engine/model/train_step.h"
 #include "bench_scaling.h"
 #include "../core/banned.h"
@@ -33,7 +34,9 @@ static const char about[] =
     "          namespace joined by a bridge, links shaped by --link-delay / --link-rate (tc)\n";
 static const char footer[] =
     "--device gpu runs fp32 on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
-    "device sync, so the times are of the work, not of its launch.\n"
+    "device sync, so the times are of the work, not of its launch, except train's CUDA Graph mode,\n"
+    "where the next step's inputs are staged while the GPU runs the step (the host is held back by\n"
+    "the two input slots, so a step's time is still the GPU's) and the device syncs at the end.\n"
     "Under `tipc launch` (WORLD_SIZE > 1) `train` joins the job's collectives and averages the gradients\n"
     "over the ranks in --bucket-mb buckets, as `tipc train` does.\n"
     "Exit codes: 0 ok, 2 usage, 4 a scaling run's ranks failed, 5 a result could not be written, 7 gpu not\n"
@@ -45,7 +48,7 @@ static const char footer[] =
 struct bench_opts {
     const char *model, *device, *result_dir;
     int batch, res, steps, warmup, threads, classes, bucket_mb;
-    bool graph;
+    bool graph, graph_seen;
     struct backend be;
     struct comm *comm;      /* WORLD_SIZE > 1: the job's collectives (allreduce strategy); NULL: one process */
     double seconds;         /* out: the timed steps' wall time */
@@ -84,23 +87,29 @@ static enum tipc_status bench_train(struct bench_opts *o)
     int32_t *y = xmalloc(sizeof(int32_t) * (size_t)o->batch);
     fill_images(img, ni, 7);
     for (int i = 0; i < o->batch; i++) y[i] = i % o->classes;
+    char why[256];
+    enum step_mode mode = train_step_mode(&net, &dp, o->graph, why, sizeof why);
+    printf("# training step: %s\n", why);
     double t0 = 0, ts = 0;
     for (int s = 0; s < o->warmup + o->steps && st == TIPC_OK; s++) {
         if (s == o->warmup) t0 = now_seconds(), dp.comm_seconds = 0;
         if (s > o->warmup) g_steps[s - o->warmup - 1] = now_seconds() - ts;
         ts = now_seconds();
         struct micro_batch mb = {img, y, o->batch, (uint64_t)s * 1000003u};
-        struct train_step step = {.mb = &mb, .lr = 0.01f, .momentum = 0.9f, .weight_decay = 1e-5f, .step = s};
+        struct train_step step = {.mode = mode, .loss_unread = mode == STEP_GRAPH, .mb = &mb, .lr = 0.01f,
+                                  .momentum = 0.9f, .weight_decay = 1e-5f, .step = s};
         /* the loss is not checked (random labels); a collective's failure is */
         st = net_train_step(&net, &dp, &step);
         if (st == TIPC_ENUMERIC) st = TIPC_OK;
-        net_sync(&net);
+        if (mode != STEP_GRAPH) net_sync(&net);
     }
+    net_sync(&net);
     o->seconds = now_seconds() - t0;
     g_steps[o->steps - 1] = now_seconds() - ts;
     o->comm_seconds = dp.comm_seconds;
+    printf("# acts %.1f MB, params %zu, steps replayed from a CUDA Graph %ld\n", net.nacts * 4.0 / 1e6, net.nparams,
+           train_graph_replays(&net));
     dp_free(&dp);
-    printf("# acts %.1f MB, params %zu\n", net.nacts * 4.0 / 1e6, net.nparams);
     free(img);
     free(y);
     net_free(&net);
@@ -185,10 +194,12 @@ int cmd_bench(int argc, char **argv)
         {"--threads", NULL, OPT_INT, &o.threads, NULL, 0, 1024, "T", "CPU threads (per rank; default: all cores)", NULL, NULL},
         {"--num-classes", NULL, OPT_INT, &o.classes, NULL, 1, 100000, "K", "classes (default 1000)", NULL, NULL},
         {"--device", NULL, OPT_STR, &o.device, NULL, 0, 0, "cpu|gpu", "where to run (default cpu)", NULL, NULL},
-        {"--cuda-graph", NULL, OPT_SWITCH, &o.graph, NULL, 0, 0, NULL,
-         "infer, gpu, warmup >= 2: the forward pass is captured once in the warm-up\n"
-         "(after one plain pass) and every later step replays it (the input upload\n"
-         "stays outside the graph)", NULL, NULL},
+        {"--cuda-graph", NULL, OPT_FN, &o.graph, &o.graph_seen, 0, 0, "on|off",
+         "train (default on): the whole step replayed from a CUDA Graph where it can\n"
+         "be (gpu; the '# training step:' line says which ran); infer (default off;\n"
+         "gpu, warmup >= 2): the forward pass captured once in the warm-up (after\n"
+         "one plain pass) and replayed every later step (the input upload stays\n"
+         "outside the graph)", NULL, opt_on_off},
         {"--bucket-mb", NULL, OPT_INT, &o.bucket_mb, NULL, 0, 4096, "MB",
          "train, scaling: gradient allreduce bucket (Distributed.fuse_grad_size_in_MB; default 25)", NULL, NULL},
         {"--ranks", NULL, OPT_STR, &so.ranks, NULL, 0, 0, "N1,N2,..", "scaling: the rank counts to run (default 1,2,4,8)", NULL, NULL},
@@ -230,7 +241,7 @@ int cmd_bench(int argc, char **argv)
     if (!strcmp(what, "scaling")) {
         so.batch = o.batch, so.res = o.res, so.steps = o.steps, so.warmup = o.warmup, so.threads = o.threads;
         so.classes = o.classes, so.bucket_mb = o.bucket_mb;
-        if (strcmp(o.device, "cpu") || o.graph || o.result_dir)
+        if (strcmp(o.device, "cpu") || o.graph_seen || o.result_dir)
             return error_msg(TIPC_EUSAGE, "bench scaling: runs on the CPU; --device, --cuda-graph and --result-dir are "
                                           "for train and infer");
         return bench_scaling(&so);
@@ -242,9 +253,11 @@ int cmd_bench(int argc, char **argv)
     backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
     backend_cpu_set_threads(o.threads);
     TRY(backend_open(&o.be, o.device, 0, &eng));
-    if (o.graph && (strcmp(what, "infer") || !backend_has_graphs(&o.be) || o.warmup < 2)) {
+    bool infer = !strcmp(what, "infer");
+    if (!o.graph_seen) o.graph = !infer;
+    if (infer && o.graph && (!backend_has_graphs(&o.be) || o.warmup < 2)) {
         backend_close(&o.be);
-        return error_msg(TIPC_EUSAGE, "bench: --cuda-graph is for 'infer --device gpu' with --warmup >= 2");
+        return error_msg(TIPC_EUSAGE, "bench: --cuda-graph on for infer needs --device gpu and --warmup >= 2");
     }
     enum tipc_status st = world > 1 ? comm_init_from_env(&o.comm, NULL) : TIPC_OK;
     if (st != TIPC_OK) {
@@ -253,7 +266,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (rank == 0)
         printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d device=%s%s ranks=%d\n", what,
-               o.model, o.batch, o.res, o.steps, o.warmup, o.threads, o.device, o.graph ? " cuda-graph" : "", world);
+               o.model, o.batch, o.res, o.steps, o.warmup, o.threads, o.device, infer && o.graph ? " cuda-graph" : "",
+               world);
     fflush(stdout); /* under tipc launch stdout is a pipe: say at once that the ranks run */
     g_steps = xcalloc((size_t)o.steps, sizeof(double));
     st = !strcmp(what, "train") ? bench_train(&o) : bench_infer(&o);
