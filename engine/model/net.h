@@ -53,6 +53,22 @@ struct amp_policy {
     struct loss_scaler ls;   /* used when prec != PREC_FP32 */
 };
 
+/* The staged training step's per-step inputs, in the backend's memory (train_graph.c stages them,
+ * so a captured step replays with each step's values). */
+struct step_scalars {
+    float lr;
+    uint32_t pad;
+    uint64_t dropout_seed;    /* layer i's dropout draws from dropout_seed + i, as the eager step */
+};
+struct step_inputs {
+    const struct step_scalars *sc;
+    const int32_t *labels;    /* (n) */
+    const uint8_t *images;    /* (n, H, W, 3) */
+    float *loss;              /* (1) out: the step's mean loss */
+};
+
+struct train_graph;           /* train_graph.c */
+
 struct net {
     struct backend be;
     struct amp_policy amp;  /* set before net_alloc (mobilenet_v3_small_build: cfg->amp) */
@@ -71,6 +87,14 @@ struct net {
     int32_t *labels_dev;    /* labels of the last loss (host on CPU) */
     bool train;             /* BN batch statistics + dropout on */
     uint64_t dropout_seed;  /* advanced by the trainer each step */
+    const struct step_inputs *staged; /* set during a staged step (train_step.c): dropout and the
+                                         loss's labels come from here, not from the fields above */
+    struct train_graph *tg; /* the staged / captured step's slots and graphs, made by its first step */
+    /* called by net_backward once layer i's backward is issued (its parameter gradients are final
+     * on the host backend; on a GPU, final on the backend's stream): the overlapped allreduce
+     * (dp_overlap.c) starts the buckets that became complete. NULL: none. */
+    void (*grads_done)(void *ud, int layer);
+    void *grads_done_ud;
 };
 
 void net_init(struct net *net, struct backend be, int N, int H, int W, int C);
@@ -106,6 +130,12 @@ void net_backward(struct net *net, int n, float label_smoothing);
  * the scaled loss) are unscaled first, and the step is skipped (parameters and momentum kept) when
  * one is not finite; the loss scale backs off or grows (net_amp_read tells which happened). */
 void net_sgd_update(struct net *net, float lr, float momentum, float weight_decay);
+/* The staged step's three ops that read net->staged (ops.h _dev variants): the input from its
+ * uint8 images, the loss into its loss slot (nothing waits), the update with its learning rate
+ * (skipped when its loss is not finite). net_forward/net_backward read it too while it is set. */
+void net_set_input_staged(struct net *net, int n);
+void net_loss_staged(struct net *net, int n, float label_smoothing);
+void net_sgd_update_staged(struct net *net, float momentum, float weight_decay);
 /* Host memory <-> the net's buffers (device memory on a GPU backend), through its backend; both
  * wait for the backend. src/dst are net buffers (params, grads, stats, a slot...). */
 void net_to_host(const struct net *net, float *host, const float *src, size_t n);

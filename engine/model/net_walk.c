@@ -82,7 +82,9 @@ void net_forward(struct net *net, int n)
             break;
         case LAYER_DROPOUT: {
             size_t cnt = net_slot_size(net, l->in, n);
-            if (net->train && l->p > 0)
+            if (net->train && l->p > 0 && net->staged)
+                o->dropout_forward_dev(cx, y, A + l->aux_off, x, cnt, l->p, &net->staged->sc->dropout_seed, (uint64_t)i);
+            else if (net->train && l->p > 0)
                 o->dropout_forward(cx, y, A + l->aux_off, x, cnt, l->p, net->dropout_seed + (uint64_t)i);
             else
                 o->act_forward(cx, y, x, cnt, ACT_NONE);
@@ -110,8 +112,9 @@ void net_backward(struct net *net, int n, float label_smoothing)
     float *A = net->acts, *D = net->dacts, *P = net->params, *G = net->grads;
     int last = net->nslots - 1;
     bool amp = net->amp.prec != PREC_FP32;
-    o->xent_backward(cx, D + net->slots[last].off, net->probs, net->labels_dev, n, net_num_classes(net),
-                     label_smoothing);
+    (net->staged ? o->xent_backward_dev : o->xent_backward)(cx, D + net->slots[last].off, net->probs,
+                                                          net->staged ? net->staged->labels : net->labels_dev, n,
+                                                          net_num_classes(net), label_smoothing);
     if (amp) /* backward runs on the scaled loss (parameter gradients are unscaled before the update) */
         o->amp_scale(cx, D + net->slots[last].off, net_slot_size(net, last, n), net->amp_state, net->amp.prec);
     for (int i = net->nlayers - 1; i >= 0; i--) {
@@ -173,6 +176,7 @@ void net_backward(struct net *net, int n, float label_smoothing)
             amp_round_slot(net, D, l->in, n);
             if (l->kind == LAYER_SCALE || l->kind == LAYER_ADD) amp_round_slot(net, D, l->in2, n);
         }
+        if (net->grads_done) net->grads_done(net->grads_done_ud, i);
     }
 }
 
@@ -192,6 +196,22 @@ void net_sgd_update(struct net *net, float lr, float momentum, float weight_deca
     o->amp_unscale_check(cx, net->grads, net->nparams, net->amp_state);
     o->sgd_step_amp(cx, net->params, net->mom, net->grads, net->nparams, lr, momentum, weight_decay, net->amp_state);
     o->amp_update(cx, net->amp_state, &net->amp.ls);
+}
+
+void net_loss_staged(struct net *net, int n, float label_smoothing)
+{
+    const struct step_inputs *in = net->staged;
+    CHECK(in, "no staged step");
+    net->be.ops->xent_forward_dev(net->be.ctx, net->probs, in->loss, net_logits(net), in->labels, n,
+                                  net_num_classes(net), label_smoothing);
+}
+
+void net_sgd_update_staged(struct net *net, float momentum, float weight_decay)
+{
+    const struct step_inputs *in = net->staged;
+    CHECK(in, "no staged step");
+    net->be.ops->sgd_step_dev(net->be.ctx, net->params, net->mom, net->grads, net->nparams, &in->sc->lr, momentum,
+                              weight_decay, in->loss);
 }
 
 /* Host-side init, then one upload per buffer. */

@@ -144,7 +144,7 @@ static enum tipc_status nan_error(const struct train_opts *o, const struct ckpt_
 }
 
 static enum tipc_status train_epoch(const struct train_opts *o, struct net *net, struct dp *dp, struct micro *mb,
-                                    struct ckpt_meta *m)
+                                    struct ckpt_meta *m, enum step_mode mode)
 {
     const struct recipe *r = &o->r;
     int K = net_num_classes(net), spe = mb->tr[0].steps_per_epoch;
@@ -161,7 +161,7 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         }
         if (st != TIPC_OK) break;
         double t_read = now_seconds();
-        struct train_step s = {.mb = mb->mb, .lr = (float)lr, .momentum = (float)r->momentum,
+        struct train_step s = {.mode = mode, .mb = mb->mb, .lr = (float)lr, .momentum = (float)r->momentum,
                                .weight_decay = (float)r->weight_decay, .label_smoothing = (float)r->label_smoothing,
                                .step = (long)m->step, .logits_host = logits,
                                .amp_report = ss.steps + 1 == r->print_freq || it == spe - 1};
@@ -266,7 +266,8 @@ enum tipc_status train_run(const struct train_opts *o)
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
     mobilenet_v3_small_build(&net, &cfg, N, o->be);
-    struct dp_opts dpo = {.comm = o->comm, .bucket_bytes = o->bucket_bytes, .check_every = o->check_every,
+    struct dp_opts dpo = {.comm = o->comm, .bucket_bytes = o->bucket_bytes, .overlap = o->overlap,
+                          .per_tensor = o->per_tensor, .check_every = o->check_every,
                           .local_sgd_steps = o->local_sgd_steps, .local_sgd_warm = o->local_sgd_warm,
                           .simulate_world = o->test_only ? 0 : o->simulate_world};
     dp_init(&dp, &dpo, &net);
@@ -278,6 +279,9 @@ enum tipc_status train_run(const struct train_opts *o)
                net.nparams, r->num_classes, r->width_mult, r->image_size, o->test_only ? "-" : source_describe(&mb.tr[0]),
                o->test_only ? 0 : mb.tr[0].steps_per_epoch, source_describe(&val));
     if (o->rank == 0) amp_describe(&o->amp, &o->be);
+    char why[256];
+    enum step_mode mode = train_step_mode(&net, &dp, o->cuda_graph, why, sizeof why);
+    if (o->rank == 0 && !o->test_only) printf("training step: %s\n", why);
     if ((st = setup_weights(o, &net, &m)) != TIPC_OK) goto out;
     if ((st = dp_sync_from_rank0(&dp, &net, true)) != TIPC_OK) goto out;
     double a1, a5;
@@ -294,15 +298,20 @@ enum tipc_status train_run(const struct train_opts *o)
         goto out;
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
-        dp.comm_seconds = 0;
-        if ((st = train_epoch(o, &net, &dp, &mb, &m)) != TIPC_OK) goto out;
-        if (o->log && (st = train_log_epoch(o->log, m.epoch, now_seconds() - t0,
-                                            (long)mb.tr[0].steps_per_epoch * r->batch_size * o->world)) != TIPC_OK)
+        dp.comm_seconds = dp.comm_exposed_seconds = 0;
+        if ((st = train_epoch(o, &net, &dp, &mb, &m, mode)) != TIPC_OK) goto out;
+        double secs = now_seconds() - t0;
+        if (o->log && (st = train_log_epoch(o->log, m.epoch, secs, (long)mb.tr[0].steps_per_epoch * r->batch_size * o->world,
+                                            dp.comm_exposed_seconds, dp.comm_seconds)) != TIPC_OK)
             goto out;
-        if (o->comm && o->rank == 0)
-            printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in %s\n", o->world,
-                   comm_backend_name(o->comm), 100.0 * dp.comm_seconds / (now_seconds() - t0), m.epoch,
-                   o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce");
+        if (o->comm && o->rank == 0) {
+            char how[160];
+            dp_describe(&dp, how, sizeof how);
+            printf("data parallel: %d ranks (%s), epoch %d: %.1f%% of the training time waiting on communication "
+                   "(exposed), %.1f%% in %s; %s\n", o->world, comm_backend_name(o->comm), m.epoch,
+                   100.0 * dp.comm_exposed_seconds / secs, 100.0 * dp.comm_seconds / secs,
+                   o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce", how);
+        }
         m.epoch++;
         if ((st = dp_epoch_end(&dp, &net, (long)m.step)) != TIPC_OK) goto out;
         bool best = false;
@@ -321,6 +330,7 @@ enum tipc_status train_run(const struct train_opts *o)
     if (o->rank == 0 && net_amp_read(&net, as))
         printf("AMP: %.0f steps skipped (a gradient was not finite), loss scale %g at the end\n", as[AMP_SKIPPED],
                as[AMP_SCALE]);
+    if (o->log) st = train_log_end(o->log);
 out:
     dp_free(&dp);
     net_free(&net);
