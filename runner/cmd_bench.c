@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "../core/check.h"
 #include "../core/options.h"
+#include "engine_settings.h"
 #include "../core/time.h"
 #include "../core/rng.h"
 #include "../engine/infer/infer.h"
@@ -87,7 +88,7 @@ static double bench_infer(const struct bench_opts *o)
     struct mbv3_config cfg = MBV3_CONFIG_DEFAULT;
     cfg.num_classes = o->classes, cfg.resolution = o->res;
     struct backend cpu;
-    backend_open(&cpu, "cpu", 1); /* the weights are folded on the host, then moved */
+    backend_open(&cpu, "cpu", 1, &o->be.set); /* the weights are folded on the host, then moved */
     mobilenet_v3_small_build(&net, &cfg, 1, cpu);
     net_init_params(&net, 1);
     struct infer_model m;
@@ -131,6 +132,7 @@ int cmd_bench(int argc, char **argv)
 {
     struct bench_opts o = {.model = "mobilenet_v3_small", .device = "cpu", .batch = 32, .res = 224, .steps = 10, .warmup = 2,
                            .threads = 0, .classes = 1000};
+    struct backend_settings eng = {0};
     const struct opt opts[] = {
         {"--model", NULL, OPT_STR, &o.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
         {"--batch-size", "-b", OPT_INT, &o.batch, NULL, 1, 4096, "B", "images per step (default 32)", NULL, NULL},
@@ -144,6 +146,7 @@ int cmd_bench(int argc, char **argv)
          "infer, gpu, warmup >= 2: the forward pass is captured once in the warm-up\n"
          "(after one plain pass) and every later step replays it (the input upload\n"
          "stays outside the graph)", NULL, NULL},
+        ENGINE_SETTINGS_OPTS(eng),
         {0},
     };
     const struct opt_cmd cmd = {.name = "bench", .synopsis = "train|infer [options]", .about = about, .opts = opts,
@@ -162,7 +165,7 @@ int cmd_bench(int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "bench: batch >= 1, resolution >= 32, steps >= 1, classes >= 1");
     backend_cpu_fix_blas();
     backend_cpu_set_threads(o.threads);
-    TRY(backend_open(&o.be, o.device, 0));
+    TRY(backend_open(&o.be, o.device, 0, &eng));
     if (o.graph && (strcmp(what, "infer") || !backend_has_graphs(&o.be) || o.warmup < 2)) {
         backend_close(&o.be);
         return error_msg(TIPC_EUSAGE, "bench: --cuda-graph is for 'infer --device gpu' with --warmup >= 2");

@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "../core/check.h"
 #include "../core/options.h"
+#include "engine_settings.h"
 #include "../core/parse.h"
 #include "../engine/backend/backend.h"
 #include "../engine/model/trainer.h"
@@ -28,10 +29,8 @@ static const char footer[] =
     "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
     "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
     "CUDA device, 70 a CUDA call failed.\n"
-    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0;\n"
-    "TIPC_CUDA_TF32=1 allows TF32 tensor cores (off: fp32 as the CPU); TIPC_CUDNN_FIND=1 times the\n"
-    "cuDNN algorithms instead of taking the heuristic's; TIPC_NO_FUSE=1 runs BN and its activation\n"
-    "as two ops (A/B checks). Rank and world come from the environment tipc launch sets\n"
+    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0.\n"
+    "Rank and world come from the environment tipc launch sets\n"
     "(RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).\n";
 
 static int env_int(const char *a, const char *b, int dflt)
@@ -50,6 +49,7 @@ struct train_flags {
     double lr;
     bool test_only, use_gpu;
     struct comm_opts comm;
+    struct backend_settings eng;
     bool s_epochs, s_batch, s_seed, s_pf, s_workers, s_lr, s_use_gpu, s_sim;
 };
 
@@ -131,6 +131,7 @@ int cmd_train(int argc, char **argv)
          "abort the job when a collective is stuck this long (0: the timeout + 5 s)", "TIPC_WATCHDOG", NULL},
         {"TIPC_METRICS", NULL, OPT_STR, &f.metrics, NULL, 0, 0, "FILE", "append the training metrics (JSON lines) to FILE (set by tipc run)", "TIPC_METRICS", NULL},
         {"TIPC_STAGE", NULL, OPT_STR, &f.stage, NULL, 0, 0, "NAME", "this stage's name in the run's report (set by tipc run)", "TIPC_STAGE", NULL},
+        ENGINE_SETTINGS_OPTS(f.eng),
         {"TIPC_PROGRESS", NULL, OPT_STR, &f.progress, NULL, 0, 0, "bar|lines|none",
          "progress display (default: a bar when stderr is a terminal, else lines)", "TIPC_PROGRESS", NULL},
         {0},
@@ -170,7 +171,7 @@ int cmd_train(int argc, char **argv)
     }
     if (st == TIPC_OK && !help) {
         backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
-        st = backend_open(&o.be, o.r.device, o.rank != 0);
+        st = backend_open(&o.be, o.r.device, o.rank != 0, &f.eng);
         if (st == TIPC_OK && o.world > 1) st = comm_init_from_env(&o.comm, &f.comm);
         if (st == TIPC_OK && o.world > 1 && o.rank == 0 && o.local_sgd_steps > 0)
             printf("data parallel: LocalSGD, parameters averaged every %d steps after %d warm-up steps\n",

@@ -61,10 +61,23 @@ struct backend_ops {
     void (*infer_release)(struct backend_ctx *cx, struct infer_model *m);
 };
 
-/* A backend in use: its ops and its context (cuDNN handles, streams...; NULL on the CPU). */
+/* The engine's tuning switches. A command reads them once, from its option table (environment-only
+ * rows: TIPC_NO_FUSE, TIPC_INFER_PER_OP, TIPC_CUDA_TF32, TIPC_CUDNN_FIND; see
+ * runner/engine_env.c), and hands them to backend_open; nothing in engine/ reads them itself.
+ * All false is the default behaviour. */
+struct backend_settings {
+    bool no_fuse;       /* the model keeps BN and its activation as two ops (A/B checks) */
+    bool infer_per_op;  /* inference walks the layers op by op, not the backend's own schedule */
+    bool tf32;          /* CUDA: TF32 tensor cores in cuBLAS/cuDNN */
+    bool cudnn_find;    /* CUDA: cudnnFind (benchmark the algorithms) instead of the heuristics */
+};
+
+/* A backend in use: its ops, its context (cuDNN handles, streams...; NULL on the CPU) and the
+ * settings it was opened with. */
 struct backend {
     const struct backend_ops *ops;
     struct backend_ctx *ctx;
+    struct backend_settings set;
 };
 
 extern const struct backend_ops backend_cpu_ops;
@@ -88,11 +101,12 @@ void backend_cpu_set_threads(int threads);
 void backend_cpu_fix_blas(void);
 
 /* Open the backend for a device name: "cpu", or "gpu" / "cuda" (the CUDA backend on
- * backend_device_from_env()'s device, described on stdout unless quiet). CPU: always OK.
+ * backend_device_from_env()'s device, described on stdout unless quiet), with settings `set`
+ * (NULL: all off). CPU: always OK.
  * GPU: TIPC_ENOTBUILT (exit 7) with a message saying why when this tipc was built without CUDA
  * ("rebuild with USE_CUDA=1") or the machine has no usable device; TIPC_EUSAGE for another name.
  * backend_close() releases what backend_open() made (a zeroed backend is fine). */
-enum tipc_status backend_open(struct backend *b, const char *device, int quiet);
+enum tipc_status backend_open(struct backend *b, const char *device, int quiet, const struct backend_settings *set);
 void backend_close(struct backend *b);
 /* The CUDA device of this process: TIPC_DEVICE (set by `tipc launch` from --gpus), else
  * FLAGS_selected_gpus, else LOCAL_RANK, else 0; indexes the devices CUDA_VISIBLE_DEVICES shows. */
@@ -102,7 +116,7 @@ int backend_device_from_env(void);
  * workspaces; engine/ops/cuda). Every CUDA, cuDNN and cuBLAS call inside an op is checked: a
  * failure prints `file:line: CALL failed: MESSAGE (library)` and exits 70 (TIPC_EINTERNAL)
  * through the die routine. In builds without CUDA, backend_cuda_init() returns TIPC_ENOTBUILT. */
-enum tipc_status backend_cuda_init(struct backend *b, int device);
+enum tipc_status backend_cuda_init(struct backend *b, int device, const struct backend_settings *set);
 void backend_cuda_free(struct backend *b);
 /* CUDA Graphs (cuda_graph_* in ops/cuda/ops_cuda.h): capture the ops issued between begin and
  * end once (after a warm-up pass of the same shapes), replay them with one launch. begin returns

@@ -32,15 +32,16 @@ const struct backend_ops backend_cuda_ops = {
     /* no own inference schedule: infer.c walks the layers; backend_graph_* replays them */
 };
 
-enum tipc_status backend_cuda_init(struct backend *b, int device)
+enum tipc_status backend_cuda_init(struct backend *b, int device, const struct backend_settings *set)
 {
     struct backend_ctx *cx;
     memset(b, 0, sizeof *b);
-    enum tipc_status st = cuda_ctx_create(&cx, device);
+    enum tipc_status st = cuda_ctx_create(&cx, device, set->tf32, set->cudnn_find);
     if (st == TIPC_ENOTBUILT) error_hint("run on a machine with an NVIDIA GPU and driver, or use --device cpu");
     if (st != TIPC_OK) return st;
     b->ops = &backend_cuda_ops;
     b->ctx = cx;
+    b->set = *set;
     return TIPC_OK;
 }
 
@@ -78,9 +79,9 @@ void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 
 #else /* !TIPC_HAVE_CUDA */
 
-enum tipc_status backend_cuda_init(struct backend *b, int device)
+enum tipc_status backend_cuda_init(struct backend *b, int device, const struct backend_settings *set)
 {
-    (void)device;
+    (void)device, (void)set;
     memset(b, 0, sizeof *b);
     error_msg(TIPC_ENOTBUILT, "device 'gpu': this tipc was built without CUDA");
     error_hint("rebuild with USE_CUDA=1 (needs nvcc, cuDNN and NCCL; see `make features`), or use --device cpu");

@@ -141,7 +141,7 @@ static void plan_grad_writes(struct net *net)
 static void plan_fusions(struct net *net)
 {
     const struct backend_ops *o = net->be.ops;
-    if (!o->batchnorm_act_forward || !o->batchnorm_act_backward || getenv("TIPC_NO_FUSE")) return;
+    if (!o->batchnorm_act_forward || !o->batchnorm_act_backward || net->be.set.no_fuse) return;
     int *readers = xcalloc((size_t)net->nslots, sizeof(int));
     for (int i = 0; i < net->nlayers; i++) {
         readers[net->layers[i].in]++;

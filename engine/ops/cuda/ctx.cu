@@ -40,7 +40,7 @@ extern "C" int cuda_device_count(const char **why)
         }                                                                                           \
     } while (0)
 
-extern "C" enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device)
+extern "C" enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device, bool tf32, bool cudnn_find)
 {
     *out = NULL;
     const char *why = "";
@@ -51,10 +51,8 @@ extern "C" enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device
                                       "CUDA_VISIBLE_DEVICES)", device, n);
     struct backend_ctx *cx = (struct backend_ctx *)xcalloc(1, sizeof *cx);
     cx->device = device;
-    const char *t = getenv("TIPC_CUDA_TF32");
-    cx->tf32 = t && !strcmp(t, "1");
-    const char *f = getenv("TIPC_CUDNN_FIND");
-    cx->find = f && !strcmp(f, "1");
+    cx->tf32 = tf32;
+    cx->find = cudnn_find;
     INIT_TRY(cudaSetDevice(device), cudaGetErrorString);
     cudaDeviceProp p;
     INIT_TRY(cudaGetDeviceProperties(&p, device), cudaGetErrorString);

@@ -58,7 +58,7 @@ struct conv_plan {
 struct backend_ctx {
     int device;
     int sm_count;
-    int tf32;                              /* TIPC_CUDA_TF32=1: TF32 tensor cores in cuBLAS/cuDNN */
+    int tf32;                              /* backend_settings.tf32: TF32 tensor cores in cuBLAS/cuDNN */
     int find;                              /* cudnnFind (benchmark) vs cudnnGet (heuristics) */
     cudaStream_t stream;
     cublasHandle_t cublas;

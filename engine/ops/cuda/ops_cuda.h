@@ -22,7 +22,7 @@ extern "C" {
 
 /* Context on `device`: stream, cuBLAS and cuDNN handles. No device / a failing driver:
  * TIPC_ENOTBUILT with a message saying why (the GPU path is not available here). */
-enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device);
+enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device, bool tf32, bool cudnn_find);
 void cuda_ctx_free(struct backend_ctx *cx);
 /* Number of usable devices; 0 with *why set (static string) when there is none. */
 int cuda_device_count(const char **why);
