@@ -49,6 +49,7 @@ struct train_flags {
     double lr;
     bool test_only, use_gpu;
     struct comm_opts comm;
+    bool cuda_graph;
     struct backend_settings eng;
     bool s_epochs, s_batch, s_seed, s_pf, s_workers, s_lr, s_use_gpu, s_sim;
 };
@@ -92,7 +93,7 @@ static enum tipc_status apply_flags(struct train_opts *o, const struct train_fla
 
 int cmd_train(int argc, char **argv)
 {
-    struct train_flags f = {.comm = {.timeout_s = 300}};
+    struct train_flags f = {.comm = {.timeout_s = 300}, .cuda_graph = true};
     const struct opt opts[] = {
         {"--config", "-c", OPT_STR, &f.config, NULL, 0, 0, "YAML", "recipe (Global, Arch, Loss, Optimizer, DataLoader; see\n"
          "configs/mobilenet_v3_small/mobilenet_v3_small.yaml); unknown keys are errors", NULL, NULL},
@@ -120,6 +121,11 @@ int cmd_train(int argc, char **argv)
          "rank 0..W-1's micro-batches (their data shards and dropout RNGs), averages\n"
          "the gradients, takes one SGD step and keeps rank 0's BN running statistics;\n"
          "a reference for `tipc launch` runs (not with --resume or WORLD_SIZE > 1)", NULL, NULL},
+        {"--cuda-graph", NULL, OPT_FN, &f.cuda_graph, NULL, 0, 0, "on|off",
+         "gpu: stage each step's inputs on a side stream and replay the whole step\n"
+         "(forward, loss, backward, SGD) from a CUDA Graph captured after a warm-up\n"
+         "step (default on; the log's 'training step:' line says which ran and why)",
+         "TIPC_CUDA_GRAPH", opt_on_off},
         {"--comm-hierarchical", NULL, OPT_SWITCH, &f.comm.hierarchical, NULL, 0, 0, NULL,
          "two-level allreduce (sum inside each node, then across nodes); also the\n"
          "recipe's Distributed.use_hierarchical_allreduce", "TIPC_COMM_HIERARCHICAL", NULL},
@@ -145,6 +151,7 @@ int cmd_train(int argc, char **argv)
     if (st == TIPC_OK && !help) st = apply_flags(&o, &f);
     if (st == TIPC_OK && !help) {
         o.pretrained = f.pretrained, o.resume = f.resume, o.test_only = f.test_only, o.threads = f.threads;
+        o.cuda_graph = f.cuda_graph;
         o.rank = env_int("RANK", "PADDLE_TRAINER_ID", 0);
         o.world = env_int("WORLD_SIZE", "PADDLE_TRAINERS_NUM", 1);
         if (o.world < 1 || o.rank >= o.world) st = error_msg(TIPC_EDIST, "train: rank %d of world %d", o.rank, o.world);

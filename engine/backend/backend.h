@@ -16,6 +16,13 @@
 
 struct infer_model; /* engine/infer/infer.h */
 
+/* One piece of a staged step's inputs: bytes from host src to offset off of the slot. */
+struct stage_part {
+    size_t off;
+    const void *src;
+    size_t bytes;
+};
+
 struct backend_ops {
     const char *name;  /* "cpu", "cuda" */
     bool host_memory;  /* buffers are host memory: the host may read and write them in place (no
@@ -53,6 +60,21 @@ struct backend_ops {
     xent_forward_fn *xent_forward;
     xent_backward_fn *xent_backward;
     sgd_step_fn *sgd_step;
+    /* The staged training step (model/train_graph.c; the _dev variants of ops.h): per-step values
+     * read from backend memory, so a captured step replays with new ones. */
+    normalize_u8_fn *normalize_u8_dev;         /* pixels in backend memory */
+    xent_forward_dev_fn *xent_forward_dev;
+    xent_backward_fn *xent_backward_dev;       /* labels in backend memory */
+    dropout_forward_dev_fn *dropout_forward_dev;
+    sgd_step_dev_fn *sgd_step_dev;
+    /* Staging slot k (0 or 1) of that step: copy the parts (host memory) into dst (backend memory,
+     * the slot's block) at their offsets. CUDA: the host waits only until slot k's previous copy
+     * has read its pinned twin, fills the twin, and copies it on a side stream once the work that
+     * last read slot k is done (stage_release's event); the compute stream waits for the copy.
+     * CPU: plain copies; stage_release does nothing. */
+    void (*stage_put)(struct backend_ctx *cx, int k, void *dst, const struct stage_part *parts, int nparts);
+    /* the work queued so far is all that reads slot k (its next stage_put may overwrite it after) */
+    void (*stage_release)(struct backend_ctx *cx, int k);
     /* The backend's own inference schedule (optional; NULL: infer.c runs the graph layer by layer
      * through the ops above). infer_input_u8 normalises host images into the input slot,
      * infer_forward runs a pass, infer_release frees what the schedule made for the model. */
@@ -125,6 +147,15 @@ bool backend_has_graphs(const struct backend *b);
 bool backend_graph_begin(struct backend *b);
 void backend_graph_end(struct backend *b);
 void backend_graph_launch(struct backend *b);
+/* The same with a graph id 0..BACKEND_GRAPHS-1 (backend_graph_end/launch are id 0, inference's;
+ * the staged training step uses 1 and 2). end_id does not die when the capture or instantiation
+ * fails: it returns false with the reason in why (the caller runs the work op by op instead). */
+#define BACKEND_GRAPHS 3
+bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n);
+void backend_graph_launch_id(struct backend *b, int id);
+/* Graph id was captured and may be launched: no workspace it uses has moved since (a later, bigger
+ * op grew one). False on a backend without graphs. */
+bool backend_graph_valid(const struct backend *b, int id);
 /* "cuda:0 (NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB, TF32 off)" */
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n);
 #ifdef TIPC_HAVE_CUDA

@@ -29,6 +29,9 @@ const struct backend_ops backend_cuda_ops = {
     .dropout_forward = dropout_forward_cuda, .dropout_backward = dropout_backward_cuda,
     .xent_forward = xent_forward_cuda, .xent_backward = xent_backward_cuda,
     .sgd_step = sgd_step_cuda,
+    .normalize_u8_dev = normalize_u8_dev_cuda, .xent_forward_dev = xent_forward_dev_cuda,
+    .xent_backward_dev = xent_backward_dev_cuda, .dropout_forward_dev = dropout_forward_dev_cuda,
+    .sgd_step_dev = sgd_step_dev_cuda, .stage_put = cuda_stage_put, .stage_release = cuda_stage_release,
     /* no own inference schedule: infer.c walks the layers; backend_graph_* replays them */
 };
 
@@ -60,11 +63,26 @@ bool backend_graph_begin(struct backend *b)
 }
 void backend_graph_end(struct backend *b)
 {
-    if (b->ops && b->ops->graphs) cuda_graph_end(b->ctx);
+    char why[256];
+    if (b->ops && b->ops->graphs && !cuda_graph_end(b->ctx, 0, why, sizeof why))
+        tipc_die_msg(TIPC_EINTERNAL, "tipc: error: CUDA Graph capture failed: %s", why);
 }
-void backend_graph_launch(struct backend *b)
+void backend_graph_launch(struct backend *b) { backend_graph_launch_id(b, 0); }
+bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n)
 {
-    if (b->ops && b->ops->graphs) cuda_graph_launch(b->ctx);
+    if (!b->ops || !b->ops->graphs) {
+        snprintf(why, n, "the %s backend has no graphs", b->ops ? b->ops->name : "(none)");
+        return false;
+    }
+    return cuda_graph_end(b->ctx, id, why, n);
+}
+void backend_graph_launch_id(struct backend *b, int id)
+{
+    if (b->ops && b->ops->graphs) cuda_graph_launch(b->ctx, id);
+}
+bool backend_graph_valid(const struct backend *b, int id)
+{
+    return b->ops && b->ops->graphs && cuda_graph_valid(b->ctx, id);
 }
 
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
@@ -95,6 +113,18 @@ bool backend_graph_begin(struct backend *b)
 }
 void backend_graph_end(struct backend *b) { (void)b; }
 void backend_graph_launch(struct backend *b) { (void)b; }
+bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n)
+{
+    (void)b, (void)id;
+    snprintf(why, n, "this tipc was built without CUDA");
+    return false;
+}
+void backend_graph_launch_id(struct backend *b, int id) { (void)b, (void)id; }
+bool backend_graph_valid(const struct backend *b, int id)
+{
+    (void)b, (void)id;
+    return false;
+}
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
     (void)b;
