@@ -25,7 +25,7 @@ static int group_setup(void **state)
     setenv("NVIDIA_TF32_OVERRIDE", "0", 1); /* fp32 parity: no TF32 in cuBLAS / cuDNN */
 #ifdef TIPC_HAVE_CUDA
     if (cuda_device_count(&why) == 0) return 0;
-    if (backend_cuda_init(&G, 0) != TIPC_OK) {
+    if (backend_cuda_init(&G, 0, &(struct backend_settings){0}) != TIPC_OK) {
         why = "backend_cuda_init failed on a present device (message above)";
         broken = true;
         return 0;

@@ -55,5 +55,5 @@ extern "C" void normalize_u8_cuda(struct backend_ctx *cx, float *out, const uint
 extern "C" void normalize_u8_dev_cuda(struct backend_ctx *cx, float *out, const uint8_t *dev_images, size_t npix)
 {
     size_t n = npix * 3;
-    if (n) LAUNCH1(normalize_u8_kernel, n, out, dev_images, n);
+    ew_launch(cx, normalize_fn{out, dev_images}, n, aligned16(out) && aligned16(dev_images));
 }
