@@ -351,11 +351,13 @@ enum tipc_status train_run(const struct train_opts *o)
         if (st == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
-    if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch,
-                                        json_pack("{s:s, s:s, s:i, s:i, s:I, s:s}", "model", r->arch, "device", r->device,
-                                                  "batch_size", r->batch_size, "image_size", r->image_size, "params",
-                                                  (json_int_t)net.nparams, "output_dir", r->output_dir))) != TIPC_OK)
+    json_t *info = json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:i, s:I}", "model", r->arch, "device", r->device,
+                             "batch_size", r->batch_size, "image_size", r->image_size, "params", (json_int_t)net.nparams,
+                             "output_dir", r->output_dir, "restart", o->restart, "start_step", (json_int_t)m.step);
+    if (info && resume) json_object_set_new(info, "resumed_from", json_string(resume));
+    if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch, info)) != TIPC_OK)
         goto out;
+    if (!o->log) json_decref(info);
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
         dp.comm_seconds = 0;
