@@ -380,6 +380,7 @@ static enum tipc_status spawn_all(struct loop *L, const char *cause)
     for (int i = 0; i < L->nr && !st; i++) {
         struct rank_proc *r = &L->r[i];
         int log_fd = L->J->round > 0 ? r->log_fd : -1;   /* kept across restarts */
+        if (L->J->round > 0 && r->out_fd >= 0) close(r->out_fd);   /* the last attempt's, if no EOF came */
         free(r->line);
         *r = (struct rank_proc){.rank = o->node_rank * o->nproc + i, .local_rank = i, .device = o->gpus[i],
                                 .out_fd = -1, .log_fd = log_fd};

@@ -323,7 +323,7 @@ enum tipc_status train_run(const struct train_opts *o)
     }
     if (!o->test_only) st = output_ready(o);   /* a read-only output is an error now, not after an epoch */
     if (!o->test_only && st == TIPC_OK) st = micro_open(&mb, o, m.epoch, rm.step_in_epoch);
-    if (st == TIPC_OK && rm.step_in_epoch > 0 && mb.tr[0].steps_per_epoch != rm.steps_per_epoch) {
+    if (st == TIPC_OK && !o->test_only && rm.step_in_epoch > 0 && mb.tr[0].steps_per_epoch != rm.steps_per_epoch) {
         st = error_msg(TIPC_EUSAGE, "checkpoint '%s' stopped at step %d of an epoch of %d steps, but this run's epochs "
                        "have %d steps", resume, rm.step_in_epoch, rm.steps_per_epoch, mb.tr[0].steps_per_epoch);
         error_hint("resume mid-epoch with the batch size, data and ranks it was saved with");
