@@ -34,7 +34,7 @@ static const char footer[] =
     "one node, or nodes all on this host, make their own; several hosts without one are refused.\n"
     "\n"
     "If any rank fails on any node, every node stops its ranks within seconds; with --max_restarts N\n"
-    "the job then re-forms (a fresh rendezvous round) and resumes, at most N times (docs/reliability.md).\n"
+    "the job then re-forms (a fresh rendezvous round) and resumes, at most N times (docs/distributed.md).\n"
     "Exit: 0 all ranks of all nodes succeeded; the code of this node's first failing rank (128+N for\n"
     "signal N); 2 bad usage; 4 distributed set-up failed or a rank on another node failed; 130\n"
     "interrupted. See docs/distributed.md.\n";
