@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 #include "parse.h"
@@ -215,6 +216,16 @@ static enum tipc_status set_value(const struct opt_cmd *c, const struct opt *o, 
     case OPT_FN: TRY(o->fn(o, v, o->dst)); break;
     }
     if (o->seen) *o->seen = true;
+    return TIPC_OK;
+}
+
+enum tipc_status opt_on_off(const struct opt *o, const char *value, void *dst)
+{
+    bool *b = dst;
+    if (!strcasecmp(value, "on")) *b = true;
+    else if (!strcasecmp(value, "off")) *b = false;
+    else if (!parse_bool(value, b))
+        return error_msg(TIPC_EUSAGE, "%s needs on or off, got '%s'", o->name, value);
     return TIPC_OK;
 }
 

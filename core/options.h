@@ -76,6 +76,9 @@ void opt_usage(const struct opt_cmd *c, FILE *f);
 /* Print the usage to stderr (for bad usage); returns TIPC_EUSAGE. */
 enum tipc_status opt_usage_error(const struct opt_cmd *c);
 
+/* An OPT_FN parser for `on|off` (also True/False, 1/0) into a bool *dst. */
+enum tipc_status opt_on_off(const struct opt *o, const char *value, void *dst);
+
 /* Damerau-Levenshtein (optimal string alignment) distance between a and b. */
 int opt_edit_distance(const char *a, const char *b);
 /* The candidate closest to `word`, if close enough to be a plausible typo (git's did-you-mean),

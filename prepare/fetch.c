@@ -20,27 +20,11 @@
 #include "../core/parse.h"
 #include "../core/banned.h"
 
-static void env_long(const char *name, long min, long max, long *v)
-{
-    const char *s = getenv(name);
-    if (!s || !*s) return;
-    if (!parse_long(s, min, max, v)) warning_msg("ignoring %s='%s': not a number in [%ld, %ld]", name, s, min, max);
-}
-
 void fetch_opts_default(struct fetch_opts *o)
 {
     *o = (struct fetch_opts){.connect_timeout_s = 5, .low_speed_bytes = 1024, .low_speed_time_s = 15,
                              .retries = 2, .backoff_ms = 500, .max_redirects = 5, .quiet = false,
-                             .max_bytes = 16LL << 30};
-    long r = o->retries, cap = (long)o->max_bytes;
-    env_long("TIPC_CONNECT_TIMEOUT", 1, 600, &o->connect_timeout_s);
-    env_long("TIPC_LOW_SPEED_TIME", 1, 3600, &o->low_speed_time_s);
-    env_long("TIPC_LOW_SPEED_LIMIT", 1, 1L << 30, &o->low_speed_bytes);
-    env_long("TIPC_RETRIES", 0, 100, &r);
-    env_long("TIPC_BACKOFF_MS", 0, 600000, &o->backoff_ms);
-    env_long("TIPC_MAX_DOWNLOAD", 1, 1L << 50, &cap);
-    o->max_bytes = cap;
-    o->retries = (int)r;
+                             .max_bytes = 16L << 30};
 }
 
 void fetch_global_init(void)
@@ -176,7 +160,7 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     if (!sink.err && !sink.over && fsync(fd) != 0) sink.err = errno;
     if (close(fd) != 0 && !sink.err) sink.err = errno;
     if (sink.over) {
-        snprintf(why, nwhy, "the download is larger than %lld bytes, the most expected (the manifest's size, or "
+        snprintf(why, nwhy, "the download is larger than %ld bytes, the most expected (the manifest's size, or "
                  "TIPC_MAX_DOWNLOAD); it was cut", o->max_bytes);
         return ATTEMPT_FATAL;
     }

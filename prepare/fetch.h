@@ -19,16 +19,16 @@ struct fetch_opts {
     long max_redirects;      /* (default 5) */
     bool quiet;              /* no progress output */
     bool has_fallback;       /* the caller falls back (synthetic data): an unreachable URL is a note */
-    long long max_bytes;     /* size cap: a body growing past it is cut and its .part removed
+    long max_bytes;          /* size cap: a body growing past it is cut and its .part removed
                               * (default TIPC_MAX_DOWNLOAD or 16 GiB; a manifest item's `size:`
                               * sets it to the exact expected size) */
     bool replace_mismatch;   /* DEST is ours (the download cache): a DEST that fails the sha256
                               * is fetched again; otherwise it is the user's and is refused */
 };
 
-/* Defaults above, then overridden by the environment: TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME,
- * TIPC_LOW_SPEED_LIMIT, TIPC_RETRIES, TIPC_BACKOFF_MS, TIPC_MAX_DOWNLOAD (bytes) (bad values are
- * ignored with a warning). */
+/* The defaults above. The environment (TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME,
+ * TIPC_LOW_SPEED_LIMIT, TIPC_RETRIES, TIPC_BACKOFF_MS, TIPC_MAX_DOWNLOAD) is read by the commands'
+ * option tables (runner/prepare_settings.h): a bad value is a usage error there. */
 void fetch_opts_default(struct fetch_opts *o);
 
 /* Fetch url into dest, verified against sha256 (64 hex chars, required). *downloaded (may be

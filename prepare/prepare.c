@@ -26,21 +26,11 @@
 void prepare_opts_default(struct prepare_opts *o)
 {
     memset(o, 0, sizeof *o);
-    const char *e = getenv("TIPC_OFFLINE");
-    bool b = false;
-    if (e && *e && parse_bool(e, &b)) o->offline = b;
-    else if (e && *e) warning_msg("ignoring TIPC_OFFLINE='%s': use 1/true or 0/false", e);
     fetch_opts_default(&o->fetch);
 }
 
 char *prepare_find_manifest(const char *config_path)
 {
-    const char *env = getenv("TIPC_MANIFEST");
-    if (env && *env) {
-        if (is_file(env)) return xstrdup(env);
-        error_msg(TIPC_EUSAGE, "TIPC_MANIFEST='%s': no such file", env);
-        return NULL;
-    }
     char *dir = path_dirname(config_path);
     char *beside = xasprintf("%s/../datasets.yaml", dir);
     free(dir);
@@ -264,13 +254,10 @@ enum tipc_status prepare_mode(const char *config_path, const char *model, const 
     return st;
 }
 
-enum tipc_status prepare_for_run(const char *config_path, const char *model_name, const char *mode)
+enum tipc_status prepare_for_run(const char *config_path, const char *model_name, const char *mode,
+                                 const struct prepare_opts *opts)
 {
-    struct prepare_opts o;
-    prepare_opts_default(&o);
-    const char *e = getenv("TIPC_OFFLINE");
-    bool online = e && *e && parse_bool(e, &o.offline) && !o.offline;
-    o.offline = !online;   /* `tipc run` is offline unless TIPC_OFFLINE=0 asks for the network */
+    struct prepare_opts o = *opts;
     o.fetch.quiet = true;
     return prepare_mode(config_path, model_name, mode, &o);
 }

@@ -18,10 +18,12 @@ struct prepare_opts {
     struct fetch_opts fetch;
 };
 
-/* Defaults: online unless TIPC_OFFLINE is set to 1/true; fetch_opts_default(). */
+/* Defaults: online, the manifest found by prepare_find_manifest, fetch_opts_default(). The
+ * environment (TIPC_OFFLINE, TIPC_MANIFEST, the download knobs) is read by the commands' option
+ * tables (runner/prepare_settings.h), not here. */
 void prepare_opts_default(struct prepare_opts *o);
 
-/* The manifest to use for a config: $TIPC_MANIFEST, else <config dir>/../datasets.yaml, else
+/* The manifest to use for a config without --manifest / TIPC_MANIFEST: <config dir>/../datasets.yaml, else
  * ./configs/datasets.yaml. malloc'ed; NULL (message printed) when none exists. */
 char *prepare_find_manifest(const char *config_path);
 
@@ -32,9 +34,11 @@ char *prepare_read_model_name(const char *config_path);
 enum tipc_status prepare_mode(const char *config_path, const char *model, const char *mode,
                               const struct prepare_opts *o);
 
-/* What `tipc run` calls before training for our own configs (python:tipc): offline unless
- * TIPC_OFFLINE=0, quiet progress; prints one or two lines. TIPC_EDATA / TIPC_EUSAGE on failure. */
-enum tipc_status prepare_for_run(const char *config_path, const char *model_name, const char *mode);
+/* What `tipc run` calls before training for our own configs (python:tipc): `o` as run's options
+ * made it (offline unless TIPC_OFFLINE=0), quiet progress; prints one or two lines. TIPC_EDATA /
+ * TIPC_EUSAGE on failure. */
+enum tipc_status prepare_for_run(const char *config_path, const char *model_name, const char *mode,
+                                 const struct prepare_opts *o);
 
 /* `tipc prepare --url`: fetch one verified file into DIR (named after the URL's last segment);
  * with extract, unpack it into DIR/<name without extension> atomically. */

@@ -9,10 +9,12 @@
 #include "cmds.h"
 #include "../core/check.h"
 #include "../core/options.h"
+#include "engine_settings.h"
 #include "../core/time.h"
 #include "../core/rng.h"
 #include "../engine/infer/infer.h"
 #include "../engine/model/mobilenet_v3.h"
+#include "../engine/model/train_graph.h"
 #include "../engine/model/train_step.h"
 #include "../core/banned.h"
 
@@ -22,7 +24,9 @@ static const char about[] =
     "  infer   the exported inference graph (BN folded), forward only\n";
 static const char footer[] =
     "--device gpu runs fp32 on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
-    "device sync, so the times are of the work, not of its launch.\n"
+    "device sync, so the times are of the work, not of its launch, except train's CUDA Graph mode,\n"
+    "where the next step's inputs are staged while the GPU runs the step (the host is held back by\n"
+    "the two input slots, so a step's time is still the GPU's) and the device syncs at the end.\n"
     "Exit codes: 0 ok, 2 usage, 7 gpu not built or no CUDA device.\n"
     "Environment (A/B runs): TIPC_NO_FUSE=1 (BN and activation as two ops), TIPC_INFER_PER_OP=1\n"
     "(infer: the op-by-op schedule on the CPU), TIPC_CUDA_TF32=1, TIPC_CUDNN_FIND=1 (see tipc help train).\n";
@@ -30,7 +34,7 @@ static const char footer[] =
 struct bench_opts {
     const char *model, *device;
     int batch, res, steps, warmup, threads, classes;
-    bool graph;
+    bool graph, graph_seen;
     struct backend be;
 };
 
@@ -62,19 +66,25 @@ static double bench_train(const struct bench_opts *o)
     int32_t *y = xmalloc(sizeof(int32_t) * (size_t)o->batch);
     fill_images(img, ni, 7);
     for (int i = 0; i < o->batch; i++) y[i] = i % o->classes;
+    char why[256];
+    enum step_mode mode = train_step_mode(&net, NULL, o->graph, why, sizeof why);
+    printf("# training step: %s\n", why);
     double t0 = 0, ts = 0;
     for (int s = 0; s < o->warmup + o->steps; s++) {
         if (s == o->warmup) t0 = now_seconds();
         if (s > o->warmup) g_steps[s - o->warmup - 1] = now_seconds() - ts;
         ts = now_seconds();
         struct micro_batch mb = {img, y, o->batch, (uint64_t)s * 1000003u};
-        struct train_step step = {.mb = &mb, .lr = 0.01f, .momentum = 0.9f, .weight_decay = 1e-5f, .step = s};
+        struct train_step step = {.mode = mode, .loss_unread = mode == STEP_GRAPH, .mb = &mb, .lr = 0.01f,
+                                  .momentum = 0.9f, .weight_decay = 1e-5f, .step = s};
         net_train_step(&net, NULL, &step); /* no dp strategy: no collective; the loss is not checked */
-        net_sync(&net);
+        if (mode != STEP_GRAPH) net_sync(&net);
     }
+    net_sync(&net);
     double dt = now_seconds() - t0;
     g_steps[o->steps - 1] = now_seconds() - ts;
-    printf("# acts %.1f MB, params %zu\n", net.nacts * 4.0 / 1e6, net.nparams);
+    printf("# acts %.1f MB, params %zu, steps replayed from a CUDA Graph %ld\n", net.nacts * 4.0 / 1e6, net.nparams,
+           train_graph_replays(&net));
     free(img);
     free(y);
     net_free(&net);
@@ -87,7 +97,7 @@ static double bench_infer(const struct bench_opts *o)
     struct mbv3_config cfg = MBV3_CONFIG_DEFAULT;
     cfg.num_classes = o->classes, cfg.resolution = o->res;
     struct backend cpu;
-    backend_open(&cpu, "cpu", 1); /* the weights are folded on the host, then moved */
+    backend_open(&cpu, "cpu", 1, &o->be.set); /* the weights are folded on the host, then moved */
     mobilenet_v3_small_build(&net, &cfg, 1, cpu);
     net_init_params(&net, 1);
     struct infer_model m;
@@ -131,6 +141,7 @@ int cmd_bench(int argc, char **argv)
 {
     struct bench_opts o = {.model = "mobilenet_v3_small", .device = "cpu", .batch = 32, .res = 224, .steps = 10, .warmup = 2,
                            .threads = 0, .classes = 1000};
+    struct backend_settings eng = {0};
     const struct opt opts[] = {
         {"--model", NULL, OPT_STR, &o.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
         {"--batch-size", "-b", OPT_INT, &o.batch, NULL, 1, 4096, "B", "images per step (default 32)", NULL, NULL},
@@ -140,10 +151,13 @@ int cmd_bench(int argc, char **argv)
         {"--threads", NULL, OPT_INT, &o.threads, NULL, 0, 1024, "T", "CPU threads (default: all cores)", NULL, NULL},
         {"--num-classes", NULL, OPT_INT, &o.classes, NULL, 1, 100000, "K", "classes (default 1000)", NULL, NULL},
         {"--device", NULL, OPT_STR, &o.device, NULL, 0, 0, "cpu|gpu", "where to run (default cpu)", NULL, NULL},
-        {"--cuda-graph", NULL, OPT_SWITCH, &o.graph, NULL, 0, 0, NULL,
-         "infer, gpu, warmup >= 2: the forward pass is captured once in the warm-up\n"
-         "(after one plain pass) and every later step replays it (the input upload\n"
-         "stays outside the graph)", NULL, NULL},
+        {"--cuda-graph", NULL, OPT_FN, &o.graph, &o.graph_seen, 0, 0, "on|off",
+         "train (default on): the whole step replayed from a CUDA Graph where it can\n"
+         "be (gpu; the '# training step:' line says which ran); infer (default off;\n"
+         "gpu, warmup >= 2): the forward pass captured once in the warm-up (after\n"
+         "one plain pass) and replayed every later step (the input upload stays\n"
+         "outside the graph)", NULL, opt_on_off},
+        ENGINE_SETTINGS_OPTS(eng),
         {0},
     };
     const struct opt_cmd cmd = {.name = "bench", .synopsis = "train|infer [options]", .about = about, .opts = opts,
@@ -162,13 +176,15 @@ int cmd_bench(int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "bench: batch >= 1, resolution >= 32, steps >= 1, classes >= 1");
     backend_cpu_fix_blas();
     backend_cpu_set_threads(o.threads);
-    TRY(backend_open(&o.be, o.device, 0));
-    if (o.graph && (strcmp(what, "infer") || !backend_has_graphs(&o.be) || o.warmup < 2)) {
+    TRY(backend_open(&o.be, o.device, 0, &eng));
+    bool infer = !strcmp(what, "infer");
+    if (!o.graph_seen) o.graph = !infer;
+    if (infer && o.graph && (!backend_has_graphs(&o.be) || o.warmup < 2)) {
         backend_close(&o.be);
-        return error_msg(TIPC_EUSAGE, "bench: --cuda-graph is for 'infer --device gpu' with --warmup >= 2");
+        return error_msg(TIPC_EUSAGE, "bench: --cuda-graph on for infer needs --device gpu and --warmup >= 2");
     }
     printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d device=%s%s\n", what, o.model,
-           o.batch, o.res, o.steps, o.warmup, o.threads, o.device, o.graph ? " cuda-graph" : "");
+           o.batch, o.res, o.steps, o.warmup, o.threads, o.device, infer && o.graph ? " cuda-graph" : "");
     g_steps = xcalloc((size_t)o.steps, sizeof(double));
     double dt = !strcmp(what, "train") ? bench_train(&o) : bench_infer(&o);
     double ms = dt * 1e3 / o.steps, ips = o.batch * o.steps / dt;

@@ -62,7 +62,7 @@ int cmd_export(int argc, char **argv)
                               .resolution = img ? img : meta.resolution, .dropout = 0.0f};
     struct net net;
     struct backend cpu;
-    backend_open(&cpu, "cpu", 1); /* export folds and writes on the host */
+    backend_open(&cpu, "cpu", 1, NULL); /* export folds and writes on the host */
     mobilenet_v3_small_build(&net, &cfg, 1, cpu);
     enum tipc_status st = ckpt_load(ckpt, &meta, &net, false);
     struct infer_model m = {0};

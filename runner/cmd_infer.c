@@ -18,6 +18,7 @@
 #include "version.h"
 #include "../core/check.h"
 #include "../core/options.h"
+#include "engine_settings.h"
 #include "../core/regfile.h"
 #include "../core/staged.h"
 #include "../core/time.h"
@@ -276,6 +277,7 @@ static char *default_image(void)
 int cmd_infer(int argc, char **argv)
 {
     struct infer_flags f = {.batch = 1, .topk = 5};
+    struct backend_settings eng = {0};
     const struct opt opts[] = {
         {"--model-dir", NULL, OPT_STR, &f.model_dir, NULL, 0, 0, "DIR", "the exported model (required)", NULL, NULL},
         {"--img-path", NULL, OPT_STR, &f.img_path, NULL, 0, 0, "PATH", "a JPEG, or a directory of them (default ./images/demo.jpg, else the\n"
@@ -292,6 +294,7 @@ int cmd_infer(int argc, char **argv)
         {"--top-k", NULL, OPT_INT, &f.topk, NULL, 1, 100000, "K", "classes listed per image (default 5)", NULL, NULL},
         {"--input-raw", NULL, OPT_STR, &f.in_raw, NULL, 0, 0, "F", "read float32 (N,3,R,R) normalised input from F instead of images, and", NULL, NULL},
         {"--output-raw", NULL, OPT_STR, &f.out_raw, NULL, 0, 0, "F", "write float32 probs (N,K) then logits (N,K) to F", NULL, NULL},
+        ENGINE_SETTINGS_OPTS(eng),
         {0},
     };
     const struct opt_cmd cmd = {.name = "infer", .synopsis = "--model-dir DIR [options]", .about = about,
@@ -313,7 +316,7 @@ int cmd_infer(int argc, char **argv)
     backend_cpu_set_threads(f.threads);
     if (!f.threads) f.threads = omp_get_max_threads();
     struct backend be;
-    enum tipc_status st = backend_open(&be, f.use_gpu ? "gpu" : "cpu", !f.benchmark);
+    enum tipc_status st = backend_open(&be, f.use_gpu ? "gpu" : "cpu", !f.benchmark, &eng);
     if (st == TIPC_ENOTBUILT && !f.device)   /* the backend's hint names --device; say this command's */
         error_hint("infer runs on the CPU with --use-gpu False");
     if (st) return st;

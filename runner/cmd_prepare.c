@@ -11,6 +11,7 @@
 #include "../core/fs.h"        /* defines: mkdir_p */
 #include "../core/check.h"
 #include "../core/options.h"
+#include "prepare_settings.h"
 #include "../core/banned.h"
 
 static const char synopsis[] =
@@ -27,8 +28,8 @@ static const char about[] =
     "synthetic dataset (deterministic JPEGs, PaddleClas lists) for our model's lite data.\n";
 static const char footer[] =
     "`tipc run` prepares offline unless TIPC_OFFLINE=0. Download size cap: the manifest's size:, else\n"
-    "env TIPC_MAX_DOWNLOAD bytes, default 16 GiB. The environment variables named above are read\n"
-    "once, into the defaults (prepare_opts_default); a bad value is ignored with a warning.\n";
+    "TIPC_MAX_DOWNLOAD bytes, default 16 GiB. An option not given takes its environment variable\n"
+    "(named in brackets); a bad value there is a usage error (exit 2), as on the command line.\n";
 
 struct args {
     const char *pos[2];
@@ -61,10 +62,10 @@ int cmd_prepare(int argc, char **argv)
     struct args a = {.classes = 10, .train_pc = 10, .val_pc = 4, .seed = 1, .batch = 64, .crop = 224,
                      .threads = 0, .steps = 20};
     const struct opt opts[] = {
-        {"--offline", NULL, OPT_SWITCH, &o.offline, NULL, 0, 0, NULL, "no network: only file:// URLs and fallbacks (env TIPC_OFFLINE=1)", NULL, NULL},
+        {"--offline", NULL, OPT_SWITCH, &o.offline, NULL, 0, 0, NULL, "no network: only file:// URLs and fallbacks", "TIPC_OFFLINE", NULL},
         {"--force", NULL, OPT_SWITCH, &o.force, NULL, 0, 0, NULL, "redo items that are already prepared", NULL, NULL},
         {"--manifest", NULL, OPT_STR, &a.manifest, NULL, 0, 0, "FILE",
-         "default: $TIPC_MANIFEST, CONFIG's ../datasets.yaml, configs/datasets.yaml", NULL, NULL},
+         "default: CONFIG's ../datasets.yaml, configs/datasets.yaml", "TIPC_MANIFEST", NULL},
         {"--model", NULL, OPT_STR, &a.model, NULL, 0, 0, "NAME", "default: line 2 of CONFIG (model_name:NAME)", NULL, NULL},
         {"--url", NULL, OPT_STR, &a.url, NULL, 0, 0, "URL", "fetch one verified file into --dest DIR (and with --extract\n"
          "unpack it there atomically)", NULL, NULL},
@@ -84,13 +85,14 @@ int cmd_prepare(int argc, char **argv)
         {"--threads", NULL, OPT_INT, &a.threads, NULL, 0, 256, "N", "--bench-loader threads (default: all cores)", NULL, NULL},
         {"--steps", NULL, OPT_INT, &a.steps, NULL, 1, 1000000, "N", "--bench-loader batches (default 20)", NULL, NULL},
         {"--eval", NULL, OPT_SWITCH, &a.eval, NULL, 0, 0, NULL, "--bench-loader: the eval transform", NULL, NULL},
-        {"--connect-timeout", NULL, OPT_LONG, &o.fetch.connect_timeout_s, NULL, 1, 600, "S", "download: connect limit (default 5; env TIPC_CONNECT_TIMEOUT)", NULL, NULL},
+        {"--connect-timeout", NULL, OPT_LONG, &o.fetch.connect_timeout_s, NULL, 1, 600, "S", "download: connect limit (default 5)", "TIPC_CONNECT_TIMEOUT", NULL},
         {"--low-speed-time", NULL, OPT_LONG, &o.fetch.low_speed_time_s, NULL, 1, 3600, "S",
-         "download: abort when slower than --low-speed-limit this long\n(default 15; env TIPC_LOW_SPEED_TIME)", NULL, NULL},
-        {"--low-speed-limit", NULL, OPT_LONG, &o.fetch.low_speed_bytes, NULL, 1, 1 << 30, "BYTES/S", "(default 1024; env TIPC_LOW_SPEED_LIMIT)", NULL, NULL},
-        {"--retries", NULL, OPT_INT, &o.fetch.retries, NULL, 0, 100, "N", "download: extra attempts (default 2; env TIPC_RETRIES)", NULL, NULL},
-        {"--backoff-ms", NULL, OPT_LONG, &o.fetch.backoff_ms, NULL, 0, 600000, "MS", "download: first retry delay, doubled per retry\n(default 500; env TIPC_BACKOFF_MS)", NULL, NULL},
+         "download: abort when slower than --low-speed-limit this long\n(default 15)", "TIPC_LOW_SPEED_TIME", NULL},
+        {"--low-speed-limit", NULL, OPT_LONG, &o.fetch.low_speed_bytes, NULL, 1, 1 << 30, "BYTES/S", "(default 1024)", "TIPC_LOW_SPEED_LIMIT", NULL},
+        {"--retries", NULL, OPT_INT, &o.fetch.retries, NULL, 0, 100, "N", "download: extra attempts (default 2)", "TIPC_RETRIES", NULL},
+        {"--backoff-ms", NULL, OPT_LONG, &o.fetch.backoff_ms, NULL, 0, 600000, "MS", "download: first retry delay, doubled per retry\n(default 500)", "TIPC_BACKOFF_MS", NULL},
         {"--quiet", NULL, OPT_SWITCH, &o.fetch.quiet, NULL, 0, 0, NULL, "no download progress", NULL, NULL},
+        FETCH_CAP_OPT(o.fetch),
         {0},
     };
     const struct opt_cmd cmd = {.name = "prepare", .synopsis = synopsis, .about = about, .opts = opts,

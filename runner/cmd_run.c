@@ -27,6 +27,7 @@
 #include "../core/time.h"   /* defines: now_seconds */
 #include "../core/fs.h"      /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
+#include "prepare_settings.h"     /* defines: PREPARE_ENV_OPTS */
 #include "../core/banned.h"
 
 static const char about[] =
@@ -46,6 +47,7 @@ static const char footer[] =
 struct run_args {
     const char *config, *mode, *gpuid, *node_ip, *output, *junit, *timeout_text, *dialect;
     bool dry_run, no_prepare, prepare;
+    struct prepare_opts prep;   /* for python:tipc configs: offline unless TIPC_OFFLINE=0 */
     double timeout_s;    /* --stage-timeout / TIPC_STAGE_TIMEOUT in seconds, 0: none */
 };
 
@@ -70,6 +72,8 @@ static bool parse_duration(const char *v, double *out)
 static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bool *help)
 {
     memset(a, 0, sizeof *a);
+    prepare_opts_default(&a->prep);
+    a->prep.offline = true;   /* a run never waits on the network unless asked */
     const struct opt opts[] = {
         {"--dry-run", NULL, OPT_SWITCH, &a->dry_run, NULL, 0, 0, NULL, "print the commands this node would run, run nothing", NULL, NULL},
         {"--node_ip", NULL, OPT_STR, &a->node_ip, NULL, 0, 0, "IP",
@@ -82,15 +86,16 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bo
          "for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
          "(it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)", NULL, NULL},
         {"--stage-timeout", NULL, OPT_STR, &a->timeout_text, NULL, 0, 0, "DURATION",
-         "stop a stage that runs longer (300, 90s, 5m, 2h, 1d; default: TIPC_STAGE_TIMEOUT,\n"
-         "else none): SIGTERM to it and every process it started, SIGKILL 5 s later; the\n"
-         "stage is `Run failed` (status 124) with the reason on stderr, later stages run", NULL, NULL},
+         "stop a stage that runs longer (300, 90s, 5m, 2h, 1d; default: none): SIGTERM to it and every process it started, SIGKILL 5 s later; the\n"
+         "stage is `Run failed` (status 124) with the reason on stderr, later stages run",
+         "TIPC_STAGE_TIMEOUT", NULL},
         {"--dialect", NULL, OPT_STR, &a->dialect, NULL, 0, 0, "NAME",
          "whose harness to follow: auto (default: from the repo the config is in),\n"
          "reference, clas, det, seg, ocr, tmpl (README: dialects)", NULL, NULL},
         {"--prepare", NULL, OPT_SWITCH, &a->prepare, NULL, 0, 0, NULL,
          "first run the repo's own `bash test_tipc/prepare.sh CONFIG MODE` (from the\n"
          "current folder, no shell in between); its failure stops the run (exit 3)", NULL, NULL},
+        PREPARE_ENV_OPTS(a->prep),
         {0},
     };
     const struct opt_cmd cmd = {.name = "run", .synopsis = "CONFIG MODE [GPUID] [options]", .about = about,
@@ -103,12 +108,9 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bo
                             {"--dialect", a->dialect}};
     for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
         if (opt[k][1] && !*opt[k][1]) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", opt[k][0]);
-    const char *from = "--stage-timeout";
-    if (!a->timeout_text && getenv("TIPC_STAGE_TIMEOUT") && *getenv("TIPC_STAGE_TIMEOUT"))
-        a->timeout_text = getenv("TIPC_STAGE_TIMEOUT"), from = "TIPC_STAGE_TIMEOUT";
     if (a->timeout_text && strcmp(a->timeout_text, "0") && !parse_duration(a->timeout_text, &a->timeout_s))
-        return error_msg(TIPC_EUSAGE, "%s '%s': want a duration in 1s..30d such as 300, 90s, 5m, 2h (0: none)", from,
-                         a->timeout_text);
+        return error_msg(TIPC_EUSAGE, "--stage-timeout (or TIPC_STAGE_TIMEOUT) '%s': want a duration in 1s..30d "
+                         "such as 300, 90s, 5m, 2h (0: none)", a->timeout_text);
     if (r.npos < 2) {
         error_msg(TIPC_EUSAGE, "run: missing %s", r.npos ? "MODE" : "CONFIG and MODE");
         return opt_usage_error(&cmd);
@@ -342,7 +344,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     if (p->results_header) TRY(append_line(p->status_log, p->results_header)); /* PaddleSeg */
     TRY(dir_check_writable(p->log_dir, "output folder"));   /* before any stage runs */
     /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
-    if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode));
+    if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode, &a->prep));
     /* tipc's own files (stage logs it keeps, metrics, reports) in one folder the original never uses */
     char *own = xasprintf("%s/tipc", p->log_dir);
     enum tipc_status st = mkdir_p(own);

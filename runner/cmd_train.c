@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "../core/check.h"
 #include "../core/options.h"
+#include "engine_settings.h"
 #include "../core/parse.h"
 #include "../engine/backend/backend.h"
 #include "../engine/model/trainer.h"
@@ -28,10 +29,8 @@ static const char footer[] =
     "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
     "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
     "CUDA device, 70 a CUDA call failed.\n"
-    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0;\n"
-    "TIPC_CUDA_TF32=1 allows TF32 tensor cores (off: fp32 as the CPU); TIPC_CUDNN_FIND=1 times the\n"
-    "cuDNN algorithms instead of taking the heuristic's; TIPC_NO_FUSE=1 runs BN and its activation\n"
-    "as two ops (A/B checks). Rank and world come from the environment tipc launch sets\n"
+    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0.\n"
+    "Rank and world come from the environment tipc launch sets\n"
     "(RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).\n";
 
 static int env_int(const char *a, const char *b, int dflt)
@@ -50,6 +49,8 @@ struct train_flags {
     double lr;
     bool test_only, use_gpu;
     struct comm_opts comm;
+    bool cuda_graph;
+    struct backend_settings eng;
     bool s_epochs, s_batch, s_seed, s_pf, s_workers, s_lr, s_use_gpu, s_sim, s_save;
 };
 
@@ -93,7 +94,7 @@ static enum tipc_status apply_flags(struct train_opts *o, const struct train_fla
 
 int cmd_train(int argc, char **argv)
 {
-    struct train_flags f = {.comm = {.timeout_s = 300}};
+    struct train_flags f = {.comm = {.timeout_s = 300}, .cuda_graph = true};
     const struct opt opts[] = {
         {"--config", "-c", OPT_STR, &f.config, NULL, 0, 0, "YAML", "recipe (Global, Arch, Loss, Optimizer, DataLoader; see\n"
          "configs/mobilenet_v3_small/mobilenet_v3_small.yaml); unknown keys are errors", NULL, NULL},
@@ -125,6 +126,11 @@ int cmd_train(int argc, char **argv)
          "rank 0..W-1's micro-batches (their data shards and dropout RNGs), averages\n"
          "the gradients, takes one SGD step and keeps rank 0's BN running statistics;\n"
          "a reference for `tipc launch` runs (not with --resume or WORLD_SIZE > 1)", NULL, NULL},
+        {"--cuda-graph", NULL, OPT_FN, &f.cuda_graph, NULL, 0, 0, "on|off",
+         "gpu: stage each step's inputs on a side stream and replay the whole step\n"
+         "(forward, loss, backward, SGD) from a CUDA Graph captured after a warm-up\n"
+         "step (default on; the log's 'training step:' line says which ran and why)",
+         "TIPC_CUDA_GRAPH", opt_on_off},
         {"--comm-hierarchical", NULL, OPT_SWITCH, &f.comm.hierarchical, NULL, 0, 0, NULL,
          "two-level allreduce (sum inside each node, then across nodes); also the\n"
          "recipe's Distributed.use_hierarchical_allreduce", "TIPC_COMM_HIERARCHICAL", NULL},
@@ -139,6 +145,7 @@ int cmd_train(int argc, char **argv)
         {"TIPC_RESTART_COUNT", NULL, OPT_INT, &f.restart, NULL, 0, 1000, "N",
          "the attempt's number under `tipc launch --max_restarts` (set by it): above 0,\n"
          "resume from the newest complete checkpoint in the output folder", "TIPC_RESTART_COUNT", NULL},
+        ENGINE_SETTINGS_OPTS(f.eng),
         {"TIPC_PROGRESS", NULL, OPT_STR, &f.progress, NULL, 0, 0, "bar|lines|none",
          "progress display (default: a bar when stderr is a terminal, else lines)", "TIPC_PROGRESS", NULL},
         {0},
@@ -155,6 +162,7 @@ int cmd_train(int argc, char **argv)
         o.restart = f.restart;
         o.resume_auto = f.restart > 0 || (f.resume && !strcmp(f.resume, "auto"));
         if (f.resume && !strcmp(f.resume, "auto")) o.resume = NULL;
+        o.cuda_graph = f.cuda_graph;
         o.rank = env_int("RANK", "PADDLE_TRAINER_ID", 0);
         o.world = env_int("WORLD_SIZE", "PADDLE_TRAINERS_NUM", 1);
         if (o.world < 1 || o.rank >= o.world) st = error_msg(TIPC_EDIST, "train: rank %d of world %d", o.rank, o.world);
@@ -181,7 +189,7 @@ int cmd_train(int argc, char **argv)
     }
     if (st == TIPC_OK && !help) {
         backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
-        st = backend_open(&o.be, o.r.device, o.rank != 0);
+        st = backend_open(&o.be, o.r.device, o.rank != 0, &f.eng);
         if (st == TIPC_OK && o.world > 1) st = comm_init_from_env(&o.comm, &f.comm);
         if (st == TIPC_OK && o.world > 1 && o.rank == 0 && o.local_sgd_steps > 0)
             printf("data parallel: LocalSGD, parameters averaged every %d steps after %d warm-up steps\n",

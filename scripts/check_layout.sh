@@ -149,7 +149,19 @@ check_one_train_step() {
     return $rc
 }
 
-CHECKS=(floors clock rng mkdir parser backend_boundary paired_ops file_size one_train_step)
+# The environment is read once, by the commands' option tables (core/options.c's env column; env-only
+# rows such as runner/engine_settings.h and prepare_settings.h) and the runner's command code, never
+# deep in a module. Below runner/ only the launcher -> rank contract may read it, as torch's env://
+# init does: comm.c (RANK, WORLD_SIZE, MASTER_ADDR/PORT, TIPC_JOB_ID/TOKEN, TIPC_NODE_IP, topology),
+# backend.c (the process's CUDA device: TIPC_DEVICE, FLAGS_selected_gpus, LOCAL_RANK) and
+# backend_cpu.c (OpenBLAS/libgomp start-up variables, read before the libraries load).
+check_env() {
+    hits "getenv below runner/ (add an option-table row with an env column; pass the value down)" \
+        '(^|[^_[:alnum:]])(secure_)?getenv[[:space:]]*\(' engine prepare core \
+        --exclude=options.c --exclude=comm.c --exclude=backend.c --exclude=backend_cpu.c
+}
+
+CHECKS=(floors clock rng mkdir parser backend_boundary paired_ops file_size one_train_step env)
 
 bad=0
 for c in "${CHECKS[@]}"; do

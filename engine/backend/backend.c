@@ -21,16 +21,19 @@ int backend_device_from_env(void)
     return 0;
 }
 
-enum tipc_status backend_open(struct backend *b, const char *device, int quiet)
+enum tipc_status backend_open(struct backend *b, const char *device, int quiet, const struct backend_settings *set)
 {
+    const struct backend_settings none = {0};
+    if (!set) set = &none;
     memset(b, 0, sizeof *b);
     if (!device || !strcmp(device, "cpu")) {
         b->ops = &backend_cpu_ops;
+        b->set = *set;
         return TIPC_OK;
     }
     if (strcmp(device, "gpu") && strcmp(device, "cuda"))
         return error_msg(TIPC_EUSAGE, "unknown device '%s' (cpu or gpu)", device);
-    TRY(backend_cuda_init(b, backend_device_from_env()));
+    TRY(backend_cuda_init(b, backend_device_from_env(), set));
     if (!quiet) {
         char desc[256];
         backend_cuda_describe(b, desc, sizeof desc);

@@ -16,6 +16,13 @@
 
 struct infer_model; /* engine/infer/infer.h */
 
+/* One piece of a staged step's inputs: bytes from host src to offset off of the slot. */
+struct stage_part {
+    size_t off;
+    const void *src;
+    size_t bytes;
+};
+
 struct backend_ops {
     const char *name;  /* "cpu", "cuda" */
     bool host_memory;  /* buffers are host memory: the host may read and write them in place (no
@@ -53,6 +60,21 @@ struct backend_ops {
     xent_forward_fn *xent_forward;
     xent_backward_fn *xent_backward;
     sgd_step_fn *sgd_step;
+    /* The staged training step (model/train_graph.c; the _dev variants of ops.h): per-step values
+     * read from backend memory, so a captured step replays with new ones. */
+    normalize_u8_fn *normalize_u8_dev;         /* pixels in backend memory */
+    xent_forward_dev_fn *xent_forward_dev;
+    xent_backward_fn *xent_backward_dev;       /* labels in backend memory */
+    dropout_forward_dev_fn *dropout_forward_dev;
+    sgd_step_dev_fn *sgd_step_dev;
+    /* Staging slot k (0 or 1) of that step: copy the parts (host memory) into dst (backend memory,
+     * the slot's block) at their offsets. CUDA: the host waits only until slot k's previous copy
+     * has read its pinned twin, fills the twin, and copies it on a side stream once the work that
+     * last read slot k is done (stage_release's event); the compute stream waits for the copy.
+     * CPU: plain copies; stage_release does nothing. */
+    void (*stage_put)(struct backend_ctx *cx, int k, void *dst, const struct stage_part *parts, int nparts);
+    /* the work queued so far is all that reads slot k (its next stage_put may overwrite it after) */
+    void (*stage_release)(struct backend_ctx *cx, int k);
     /* The backend's own inference schedule (optional; NULL: infer.c runs the graph layer by layer
      * through the ops above). infer_input_u8 normalises host images into the input slot,
      * infer_forward runs a pass, infer_release frees what the schedule made for the model. */
@@ -61,10 +83,23 @@ struct backend_ops {
     void (*infer_release)(struct backend_ctx *cx, struct infer_model *m);
 };
 
-/* A backend in use: its ops and its context (cuDNN handles, streams...; NULL on the CPU). */
+/* The engine's tuning switches. A command reads them once, from its option table (environment-only
+ * rows: TIPC_NO_FUSE, TIPC_INFER_PER_OP, TIPC_CUDA_TF32, TIPC_CUDNN_FIND; see
+ * runner/engine_env.c), and hands them to backend_open; nothing in engine/ reads them itself.
+ * All false is the default behaviour. */
+struct backend_settings {
+    bool no_fuse;       /* the model keeps BN and its activation as two ops (A/B checks) */
+    bool infer_per_op;  /* inference walks the layers op by op, not the backend's own schedule */
+    bool tf32;          /* CUDA: TF32 tensor cores in cuBLAS/cuDNN */
+    bool cudnn_find;    /* CUDA: cudnnFind (benchmark the algorithms) instead of the heuristics */
+};
+
+/* A backend in use: its ops, its context (cuDNN handles, streams...; NULL on the CPU) and the
+ * settings it was opened with. */
 struct backend {
     const struct backend_ops *ops;
     struct backend_ctx *ctx;
+    struct backend_settings set;
 };
 
 extern const struct backend_ops backend_cpu_ops;
@@ -88,11 +123,12 @@ void backend_cpu_set_threads(int threads);
 void backend_cpu_fix_blas(void);
 
 /* Open the backend for a device name: "cpu", or "gpu" / "cuda" (the CUDA backend on
- * backend_device_from_env()'s device, described on stdout unless quiet). CPU: always OK.
+ * backend_device_from_env()'s device, described on stdout unless quiet), with settings `set`
+ * (NULL: all off). CPU: always OK.
  * GPU: TIPC_ENOTBUILT (exit 7) with a message saying why when this tipc was built without CUDA
  * ("rebuild with USE_CUDA=1") or the machine has no usable device; TIPC_EUSAGE for another name.
  * backend_close() releases what backend_open() made (a zeroed backend is fine). */
-enum tipc_status backend_open(struct backend *b, const char *device, int quiet);
+enum tipc_status backend_open(struct backend *b, const char *device, int quiet, const struct backend_settings *set);
 void backend_close(struct backend *b);
 /* The CUDA device of this process: TIPC_DEVICE (set by `tipc launch` from --gpus), else
  * FLAGS_selected_gpus, else LOCAL_RANK, else 0; indexes the devices CUDA_VISIBLE_DEVICES shows. */
@@ -102,7 +138,7 @@ int backend_device_from_env(void);
  * workspaces; engine/ops/cuda). Every CUDA, cuDNN and cuBLAS call inside an op is checked: a
  * failure prints `file:line: CALL failed: MESSAGE (library)` and exits 70 (TIPC_EINTERNAL)
  * through the die routine. In builds without CUDA, backend_cuda_init() returns TIPC_ENOTBUILT. */
-enum tipc_status backend_cuda_init(struct backend *b, int device);
+enum tipc_status backend_cuda_init(struct backend *b, int device, const struct backend_settings *set);
 void backend_cuda_free(struct backend *b);
 /* CUDA Graphs (cuda_graph_* in ops/cuda/ops_cuda.h): capture the ops issued between begin and
  * end once (after a warm-up pass of the same shapes), replay them with one launch. begin returns
@@ -111,6 +147,15 @@ bool backend_has_graphs(const struct backend *b);
 bool backend_graph_begin(struct backend *b);
 void backend_graph_end(struct backend *b);
 void backend_graph_launch(struct backend *b);
+/* The same with a graph id 0..BACKEND_GRAPHS-1 (backend_graph_end/launch are id 0, inference's;
+ * the staged training step uses 1 and 2). end_id does not die when the capture or instantiation
+ * fails: it returns false with the reason in why (the caller runs the work op by op instead). */
+#define BACKEND_GRAPHS 3
+bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n);
+void backend_graph_launch_id(struct backend *b, int id);
+/* Graph id was captured and may be launched: no workspace it uses has moved since (a later, bigger
+ * op grew one). False on a backend without graphs. */
+bool backend_graph_valid(const struct backend *b, int id);
 /* "cuda:0 (NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB, TF32 off)" */
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n);
 #ifdef TIPC_HAVE_CUDA

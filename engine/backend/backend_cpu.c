@@ -32,6 +32,12 @@ static void cpu_copy(struct backend_ctx *cx, float *dst, const float *src, size_
     if (dst != src) memcpy(dst, src, n * sizeof(float));
 }
 static void cpu_sync(struct backend_ctx *cx) { (void)cx; }
+static void cpu_stage_put(struct backend_ctx *cx, int k, void *dst, const struct stage_part *parts, int nparts)
+{
+    (void)cx, (void)k;
+    for (int i = 0; i < nparts; i++) memcpy((char *)dst + parts[i].off, parts[i].src, parts[i].bytes);
+}
+static void cpu_stage_release(struct backend_ctx *cx, int k) { (void)cx, (void)k; }
 
 const struct backend_ops backend_cpu_ops = {
     .name = "cpu", .host_memory = true, .graphs = false,
@@ -49,6 +55,9 @@ const struct backend_ops backend_cpu_ops = {
     .dropout_forward = dropout_forward_cpu, .dropout_backward = dropout_backward_cpu,
     .xent_forward = xent_forward_cpu, .xent_backward = xent_backward_cpu,
     .sgd_step = sgd_step_cpu,
+    .normalize_u8_dev = normalize_u8_cpu, .xent_forward_dev = xent_forward_dev_cpu,
+    .xent_backward_dev = xent_backward_cpu, .dropout_forward_dev = dropout_forward_dev_cpu,
+    .sgd_step_dev = sgd_step_dev_cpu, .stage_put = cpu_stage_put, .stage_release = cpu_stage_release,
     .infer_input_u8 = infer_input_u8_cpu, .infer_forward = infer_forward_cpu, .infer_release = infer_release_cpu,
 };
 

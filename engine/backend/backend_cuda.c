@@ -28,18 +28,22 @@ const struct backend_ops backend_cuda_ops = {
     .dropout_forward = dropout_forward_cuda, .dropout_backward = dropout_backward_cuda,
     .xent_forward = xent_forward_cuda, .xent_backward = xent_backward_cuda,
     .sgd_step = sgd_step_cuda,
+    .normalize_u8_dev = normalize_u8_dev_cuda, .xent_forward_dev = xent_forward_dev_cuda,
+    .xent_backward_dev = xent_backward_dev_cuda, .dropout_forward_dev = dropout_forward_dev_cuda,
+    .sgd_step_dev = sgd_step_dev_cuda, .stage_put = cuda_stage_put, .stage_release = cuda_stage_release,
     /* no own inference schedule: infer.c walks the layers; backend_graph_* replays them */
 };
 
-enum tipc_status backend_cuda_init(struct backend *b, int device)
+enum tipc_status backend_cuda_init(struct backend *b, int device, const struct backend_settings *set)
 {
     struct backend_ctx *cx;
     memset(b, 0, sizeof *b);
-    enum tipc_status st = cuda_ctx_create(&cx, device);
+    enum tipc_status st = cuda_ctx_create(&cx, device, set->tf32, set->cudnn_find);
     if (st == TIPC_ENOTBUILT) error_hint("run on a machine with an NVIDIA GPU and driver, or use --device cpu");
     if (st != TIPC_OK) return st;
     b->ops = &backend_cuda_ops;
     b->ctx = cx;
+    b->set = *set;
     return TIPC_OK;
 }
 
@@ -58,11 +62,26 @@ bool backend_graph_begin(struct backend *b)
 }
 void backend_graph_end(struct backend *b)
 {
-    if (b->ops && b->ops->graphs) cuda_graph_end(b->ctx);
+    char why[256];
+    if (b->ops && b->ops->graphs && !cuda_graph_end(b->ctx, 0, why, sizeof why))
+        tipc_die_msg(TIPC_EINTERNAL, "tipc: error: CUDA Graph capture failed: %s", why);
 }
-void backend_graph_launch(struct backend *b)
+void backend_graph_launch(struct backend *b) { backend_graph_launch_id(b, 0); }
+bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n)
 {
-    if (b->ops && b->ops->graphs) cuda_graph_launch(b->ctx);
+    if (!b->ops || !b->ops->graphs) {
+        snprintf(why, n, "the %s backend has no graphs", b->ops ? b->ops->name : "(none)");
+        return false;
+    }
+    return cuda_graph_end(b->ctx, id, why, n);
+}
+void backend_graph_launch_id(struct backend *b, int id)
+{
+    if (b->ops && b->ops->graphs) cuda_graph_launch(b->ctx, id);
+}
+bool backend_graph_valid(const struct backend *b, int id)
+{
+    return b->ops && b->ops->graphs && cuda_graph_valid(b->ctx, id);
 }
 
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
@@ -77,9 +96,9 @@ void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 
 #else /* !TIPC_HAVE_CUDA */
 
-enum tipc_status backend_cuda_init(struct backend *b, int device)
+enum tipc_status backend_cuda_init(struct backend *b, int device, const struct backend_settings *set)
 {
-    (void)device;
+    (void)device, (void)set;
     memset(b, 0, sizeof *b);
     error_msg(TIPC_ENOTBUILT, "device 'gpu': this tipc was built without CUDA");
     error_hint("rebuild with USE_CUDA=1 (needs nvcc, cuDNN and NCCL; see `make features`), or use --device cpu");
@@ -93,6 +112,18 @@ bool backend_graph_begin(struct backend *b)
 }
 void backend_graph_end(struct backend *b) { (void)b; }
 void backend_graph_launch(struct backend *b) { (void)b; }
+bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n)
+{
+    (void)b, (void)id;
+    snprintf(why, n, "this tipc was built without CUDA");
+    return false;
+}
+void backend_graph_launch_id(struct backend *b, int id) { (void)b, (void)id; }
+bool backend_graph_valid(const struct backend *b, int id)
+{
+    (void)b, (void)id;
+    return false;
+}
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
     (void)b;

@@ -291,8 +291,8 @@ void infer_layer_forward(struct infer_model *m, int i, int n)
 void infer_forward(struct infer_model *m, int n)
 {
     CHECK(n > 0 && n <= m->N, "batch %d of planned %d", n, m->N);
-    /* the backend's own schedule when it has one; TIPC_INFER_PER_OP: op by op anyway (A/B benchmarks) */
-    if (m->be.ops->infer_forward && !getenv("TIPC_INFER_PER_OP")) {
+    /* the backend's own schedule when it has one; infer_per_op: op by op anyway (A/B benchmarks) */
+    if (m->be.ops->infer_forward && !m->be.set.infer_per_op) {
         m->be.ops->infer_forward(m->be.ctx, m, n);
         return;
     }

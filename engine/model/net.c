@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "net.h"
+#include "train_graph.h"
 #include "../../core/check.h"
 #include "../../core/rng.h"
 #include "../../core/banned.h"
@@ -141,7 +142,7 @@ static void plan_grad_writes(struct net *net)
 static void plan_fusions(struct net *net)
 {
     const struct backend_ops *o = net->be.ops;
-    if (!o->batchnorm_act_forward || !o->batchnorm_act_backward || getenv("TIPC_NO_FUSE")) return;
+    if (!o->batchnorm_act_forward || !o->batchnorm_act_backward || net->be.set.no_fuse) return;
     int *readers = xcalloc((size_t)net->nslots, sizeof(int));
     for (int i = 0; i < net->nlayers; i++) {
         readers[net->layers[i].in]++;
@@ -182,6 +183,7 @@ void net_free(struct net *net)
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
             if (bufs[i]) net->be.ops->free(net->be.ctx, bufs[i]);
     }
+    train_graph_free(net);
     free(net->labels_dev);
     free(net->layers);
     free(net->slots);
@@ -202,6 +204,13 @@ void net_set_input_u8(struct net *net, const uint8_t *images, int n)
     CHECK(net->slots[0].C == 3 && n <= net->N, "input");
     size_t np = (size_t)n * net->slots[0].H * net->slots[0].W;
     net->be.ops->normalize_u8(net->be.ctx, net->acts + net->slots[0].off, images, np);
+}
+
+void net_set_input_staged(struct net *net, int n)
+{
+    CHECK(net->staged && net->slots[0].C == 3 && n <= net->N, "staged input");
+    size_t np = (size_t)n * net->slots[0].H * net->slots[0].W;
+    net->be.ops->normalize_u8_dev(net->be.ctx, net->acts + net->slots[0].off, net->staged->images, np);
 }
 
 void net_to_host(const struct net *net, float *host, const float *src, size_t n)

@@ -46,6 +46,22 @@ struct layer {
     bool fused;             /* ACT: run by the BN before it; skipped by the walker */
 };
 
+/* The staged training step's per-step inputs, in the backend's memory (train_graph.c stages them,
+ * so a captured step replays with each step's values). */
+struct step_scalars {
+    float lr;
+    uint32_t pad;
+    uint64_t dropout_seed;    /* layer i's dropout draws from dropout_seed + i, as the eager step */
+};
+struct step_inputs {
+    const struct step_scalars *sc;
+    const int32_t *labels;    /* (n) */
+    const uint8_t *images;    /* (n, H, W, 3) */
+    float *loss;              /* (1) out: the step's mean loss */
+};
+
+struct train_graph;           /* train_graph.c */
+
 struct net {
     struct backend be;
     int N;                  /* planned (maximum) batch */
@@ -60,6 +76,9 @@ struct net {
     int32_t *labels_dev;    /* labels of the last loss (host on CPU) */
     bool train;             /* BN batch statistics + dropout on */
     uint64_t dropout_seed;  /* advanced by the trainer each step */
+    const struct step_inputs *staged; /* set during a staged step (train_step.c): dropout and the
+                                         loss's labels come from here, not from the fields above */
+    struct train_graph *tg; /* the staged / captured step's slots and graphs, made by its first step */
 };
 
 void net_init(struct net *net, struct backend be, int N, int H, int W, int C);
@@ -92,6 +111,12 @@ void net_zero_grad(struct net *net);
 void net_backward(struct net *net, int n, float label_smoothing);
 /* Momentum SGD with weight decay over all parameters (ops.h sgd_step). */
 void net_sgd_update(struct net *net, float lr, float momentum, float weight_decay);
+/* The staged step's three ops that read net->staged (ops.h _dev variants): the input from its
+ * uint8 images, the loss into its loss slot (nothing waits), the update with its learning rate
+ * (skipped when its loss is not finite). net_forward/net_backward read it too while it is set. */
+void net_set_input_staged(struct net *net, int n);
+void net_loss_staged(struct net *net, int n, float label_smoothing);
+void net_sgd_update_staged(struct net *net, float momentum, float weight_decay);
 /* Host memory <-> the net's buffers (device memory on a GPU backend), through its backend; both
  * wait for the backend. src/dst are net buffers (params, grads, stats, a slot...). */
 void net_to_host(const struct net *net, float *host, const float *src, size_t n);

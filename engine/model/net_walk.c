@@ -66,7 +66,9 @@ void net_forward(struct net *net, int n)
             break;
         case LAYER_DROPOUT: {
             size_t cnt = net_slot_size(net, l->in, n);
-            if (net->train && l->p > 0)
+            if (net->train && l->p > 0 && net->staged)
+                o->dropout_forward_dev(cx, y, A + l->aux_off, x, cnt, l->p, &net->staged->sc->dropout_seed, (uint64_t)i);
+            else if (net->train && l->p > 0)
                 o->dropout_forward(cx, y, A + l->aux_off, x, cnt, l->p, net->dropout_seed + (uint64_t)i);
             else
                 o->act_forward(cx, y, x, cnt, ACT_NONE);
@@ -91,8 +93,9 @@ void net_backward(struct net *net, int n, float label_smoothing)
     struct backend_ctx *cx = net->be.ctx;
     float *A = net->acts, *D = net->dacts, *P = net->params, *G = net->grads;
     int last = net->nslots - 1;
-    o->xent_backward(cx, D + net->slots[last].off, net->probs, net->labels_dev, n, net_num_classes(net),
-                     label_smoothing);
+    (net->staged ? o->xent_backward_dev : o->xent_backward)(cx, D + net->slots[last].off, net->probs,
+                                                          net->staged ? net->staged->labels : net->labels_dev, n,
+                                                          net_num_classes(net), label_smoothing);
     for (int i = net->nlayers - 1; i >= 0; i--) {
         const struct layer *l = &net->layers[i];
         const struct slot *si = &net->slots[l->in], *so = &net->slots[l->out];
@@ -156,6 +159,22 @@ void net_zero_grad(struct net *net) { net->be.ops->zero(net->be.ctx, net->grads,
 void net_sgd_update(struct net *net, float lr, float momentum, float weight_decay)
 {
     net->be.ops->sgd_step(net->be.ctx, net->params, net->mom, net->grads, net->nparams, lr, momentum, weight_decay);
+}
+
+void net_loss_staged(struct net *net, int n, float label_smoothing)
+{
+    const struct step_inputs *in = net->staged;
+    CHECK(in, "no staged step");
+    net->be.ops->xent_forward_dev(net->be.ctx, net->probs, in->loss, net_logits(net), in->labels, n,
+                                  net_num_classes(net), label_smoothing);
+}
+
+void net_sgd_update_staged(struct net *net, float momentum, float weight_decay)
+{
+    const struct step_inputs *in = net->staged;
+    CHECK(in, "no staged step");
+    net->be.ops->sgd_step_dev(net->be.ctx, net->params, net->mom, net->grads, net->nparams, &in->sc->lr, momentum,
+                              weight_decay, in->loss);
 }
 
 /* Host-side init, then one upload per buffer. */

@@ -1,11 +1,14 @@
 /* train_step.c: see train_step.h. */
 #include <math.h>
+#include <stdio.h>
 
 #include "train_step.h"
+#include "train_graph.h"
+#include "../dist/comm.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-enum tipc_status net_train_step(struct net *net, struct dp *dp, struct train_step *s)
+static enum tipc_status eager_step(struct net *net, struct dp *dp, struct train_step *s)
 {
     int micro = dp ? dp->micro : 1;
     net->train = true;
@@ -27,4 +30,43 @@ enum tipc_status net_train_step(struct net *net, struct dp *dp, struct train_ste
     net_sgd_update(net, s->lr, s->momentum, s->weight_decay);
     if (dp) TRY(dp->s->updated(dp, net, s->step + 1));
     return TIPC_OK;
+}
+
+void net_train_step_staged(struct net *net, int n, const struct train_step *s)
+{
+    net->train = true;
+    net_set_input_staged(net, n);
+    net_forward(net, n);
+    net_loss_staged(net, n, s->label_smoothing);
+    net_zero_grad(net);
+    net_backward(net, n, s->label_smoothing);
+    net_sgd_update_staged(net, s->momentum, s->weight_decay);
+}
+
+enum tipc_status net_train_step(struct net *net, struct dp *dp, struct train_step *s)
+{
+    /* the staged step is one micro-batch from host images, and the single strategy's hooks
+     * (nothing) are all it runs of dp */
+    bool staged = s->mode != STEP_EAGER && s->mb[0].images && (!dp || (dp->micro == 1 && !dp->o.comm));
+    return staged ? train_graph_step(net, s) : eager_step(net, dp, s);
+}
+
+enum step_mode train_step_mode(const struct net *net, const struct dp *dp, bool want_graph, char *why, size_t n)
+{
+    const char *be = net->be.ops ? net->be.ops->name : "(none)";
+    if (!want_graph) {
+        snprintf(why, n, "eager (--cuda-graph off)");
+    } else if (!backend_has_graphs(&net->be)) {
+        snprintf(why, n, "eager (the %s backend has no graphs)", be);
+    } else if (dp && dp->micro > 1) {
+        snprintf(why, n, "eager (simulated ranks add their gradients on the host)");
+    } else if (dp && dp->o.comm) {
+        snprintf(why, n, "eager (data parallel: the %s collectives wait on the host, so the step cannot be captured)",
+                 comm_backend_name(dp->o.comm));
+    } else {
+        snprintf(why, n, "CUDA Graph (inputs staged in 2 slots on a side stream; each slot's step captured after "
+                         "%d warm-up step and replayed)", TRAIN_GRAPH_WARMUP);
+        return STEP_GRAPH;
+    }
+    return STEP_EAGER;
 }

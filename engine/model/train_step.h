@@ -18,9 +18,24 @@
  *   at net_alloc as it chose fusions), a loss scale applied in net_backward's first op and
  *   undone in reduce (after the average, before update), and update skipped (the step returns a
  *   "skipped" flag, not an error) when the unscaled gradients are not finite; the scale's
- *   growth/backoff lives beside the strategy state. Master weights stay fp32 in net->params. */
+ *   growth/backoff lives beside the strategy state. Master weights stay fp32 in net->params.
+ *
+ * How the step runs (struct train_step.mode; train_graph.h does the staging and the capture):
+ *   STEP_EAGER   op by op as above; the loss crosses to the host between forward and backward
+ *   STEP_STAGED  the step's inputs (uint8 images, labels, lr, dropout seed) are staged in the
+ *                backend's memory first (two slots used in turn, uploaded on a side stream), then
+ *                forward, loss, zero_grad, backward and update run reading them there: nothing
+ *                crosses to the host until the step is done (the loss is read after the update,
+ *                which a non-finite loss skips on the device). Same arithmetic as EAGER, bit for bit.
+ *   STEP_GRAPH   STAGED for a warm-up step, then each slot's step captured once as a CUDA Graph
+ *                and replayed every step with that slot's new inputs; STAGED where the backend
+ *                has no graphs or a capture fails (the warning says why).
+ * train_step_mode() chooses for a run and says why; the dp strategy must be single (the
+ * collectives of the others wait on the host: not capturable as they are). */
 #ifndef TIPC_TRAIN_STEP_H
 #define TIPC_TRAIN_STEP_H
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dp.h"
@@ -35,7 +50,13 @@ struct micro_batch {
     uint64_t dropout_seed;
 };
 
+enum step_mode { STEP_EAGER, STEP_STAGED, STEP_GRAPH };
+
 struct train_step {
+    enum step_mode mode;      /* STEP_EAGER unless set (train_step_mode()); a micro-batch without
+                                 images, or dp->micro > 1, runs eagerly whatever it says */
+    bool loss_unread;         /* STAGED/GRAPH: do not wait for this step's loss (s->loss is NaN and
+                                 a non-finite one is not reported; benchmarks) */
     const struct micro_batch *mb; /* dp->micro of them (1 when dp is NULL) */
     float lr, momentum, weight_decay, label_smoothing;
     long step;                /* global optimizer steps done before this one */
@@ -47,5 +68,14 @@ struct train_step {
 /* Run the step on the net (train mode). TIPC_ENUMERIC (no message: the caller knows where it
  * is) when a loss is not finite; a strategy's collective error as it comes. */
 enum tipc_status net_train_step(struct net *net, struct dp *dp, struct train_step *s);
+
+/* The mode for a run's steps: STEP_GRAPH when want_graph, the net's backend has graphs and dp
+ * (may be NULL) is the single strategy; else STEP_EAGER. why (the log line's text) says which
+ * and why not. */
+enum step_mode train_step_mode(const struct net *net, const struct dp *dp, bool want_graph, char *why, size_t n);
+
+/* The staged step's ops on net->staged's inputs (train_graph.c calls it, directly or inside a
+ * capture): forward, loss, zero_grad, backward, update; nothing waits for the device. */
+void net_train_step_staged(struct net *net, int n, const struct train_step *s);
 
 #endif

@@ -174,7 +174,7 @@ static enum tipc_status nan_error(const struct train_opts *o, const struct ckpt_
 }
 
 static enum tipc_status train_epoch(const struct train_opts *o, struct net *net, struct dp *dp, struct micro *mb,
-                                    struct ckpt_meta *m)
+                                    struct ckpt_meta *m, enum step_mode mode)
 {
     const struct recipe *r = &o->r;
     int K = net_num_classes(net), spe = mb->tr[0].steps_per_epoch;
@@ -192,7 +192,7 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         }
         if (st != TIPC_OK) break;
         double t_read = now_seconds();
-        struct train_step s = {.mb = mb->mb, .lr = (float)lr, .momentum = (float)r->momentum,
+        struct train_step s = {.mode = mode, .mb = mb->mb, .lr = (float)lr, .momentum = (float)r->momentum,
                                .weight_decay = (float)r->weight_decay, .label_smoothing = (float)r->label_smoothing,
                                .step = (long)m->step, .logits_host = logits};
         if ((st = net_train_step(net, dp, &s)) != TIPC_OK) {
@@ -343,6 +343,9 @@ enum tipc_status train_run(const struct train_opts *o)
         printf("model %s: %zu parameters, %d classes, width %.2f, %d px; data: %s (%d train steps/epoch), %s\n", r->arch,
                net.nparams, r->num_classes, r->width_mult, r->image_size, o->test_only ? "-" : source_describe(&mb.tr[0]),
                o->test_only ? 0 : mb.tr[0].steps_per_epoch, source_describe(&val));
+    char why[256];
+    enum step_mode mode = train_step_mode(&net, &dp, o->cuda_graph, why, sizeof why);
+    if (o->rank == 0 && !o->test_only) printf("training step: %s\n", why);
     if ((st = setup_weights(o, resume, &net, &mb, &m)) != TIPC_OK) goto out;
     if ((st = dp_sync_from_rank0(&dp, &net, true)) != TIPC_OK) goto out;
     double a1, a5;
@@ -361,7 +364,7 @@ enum tipc_status train_run(const struct train_opts *o)
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
         dp.comm_seconds = 0;
-        if ((st = train_epoch(o, &net, &dp, &mb, &m)) != TIPC_OK) goto out;
+        if ((st = train_epoch(o, &net, &dp, &mb, &m, mode)) != TIPC_OK) goto out;
         if (o->log && (st = train_log_epoch(o->log, m.epoch, now_seconds() - t0,
                                             (long)mb.tr[0].steps_per_epoch * r->batch_size * o->world)) != TIPC_OK)
             goto out;

@@ -47,6 +47,8 @@ struct train_opts {
                                  data-parallel run without SyncBN computes (rank 0's BN statistics,
                                  checkpoints and log) */
     struct train_log *log;    /* progress display and metrics file (train_log.h); NULL for none */
+    bool cuda_graph;          /* capture the step as a CUDA Graph where it can be (train_step.h
+                                 train_step_mode; `--cuda-graph on|off`) */
 };
 
 enum tipc_status train_run(const struct train_opts *o);

@@ -160,6 +160,24 @@ typedef void sgd_step_fn(struct backend_ctx *cx, float *p, float *m, const float
                          float wd);
 sgd_step_fn sgd_step_cpu;
 
+/* ---- the staged step's variants (model/train_graph.c): what varies per step is READ FROM
+ * BACKEND MEMORY, so a step captured once (a CUDA Graph) replays with each step's values, and no
+ * value crosses to the host inside the step. Same arithmetic as the ops above, bit for bit.
+ *   xent_forward_dev   writes the mean loss to *loss (backend memory) instead of returning it;
+ *                      labels in backend memory (xent_backward with such labels: xent_backward_dev)
+ *   dropout_forward_dev  the seed is *seed + offset (offset: the layer's index, as net_walk.c adds)
+ *   sgd_step_dev       the learning rate is *lr; nothing is updated (p and m kept) when *loss is
+ *                      not finite, as net_train_step returns before the update then */
+typedef void xent_forward_dev_fn(struct backend_ctx *cx, float *probs, float *loss, const float *logits,
+                                 const int32_t *labels, int N, int K, float eps);
+typedef void dropout_forward_dev_fn(struct backend_ctx *cx, float *out, float *mask, const float *in, size_t n,
+                                    float p, const uint64_t *seed, uint64_t offset);
+typedef void sgd_step_dev_fn(struct backend_ctx *cx, float *p, float *m, const float *g, size_t n, const float *lr,
+                             float mu, float wd, const float *loss);
+xent_forward_dev_fn xent_forward_dev_cpu;
+dropout_forward_dev_fn dropout_forward_dev_cpu;
+sgd_step_dev_fn sgd_step_dev_cpu;
+
 /* ---- inference in parts: each op's work cut into nparts pieces, part `part` computed by the
  * calling thread alone (no OpenMP inside), so a whole forward pass runs in ONE parallel region
  * with a barrier between layers (engine/infer/infer_cpu.c). Splits are deterministic. */

@@ -2,8 +2,8 @@
 # test_gpu_train.sh: the CUDA engine end to end, where there is a GPU (skipped otherwise, with
 # the reason tipc gives): `tipc train --device gpu` for 2 epochs on the built-in synthetic data
 # ends near the CPU run's loss (same seed, fp32 both, so only summation order differs), repeats
-# bit for bit for a seed, and `tipc infer --use-gpu True` of the exported model agrees with the
-# CPU's. The AMP config (train_amp_infer.txt) is not run: the engine has no AMP yet.
+# bit for bit for a seed, equals its eager run (--cuda-graph off) bit for bit, and
+# `tipc infer --use-gpu True` of the exported model agrees with the CPU's. The AMP config (train_amp_infer.txt) is not run: the engine has no AMP yet.
 set -u
 . "$ROOT/tests/e2e/lib.sh"
 T=${TIPC_REL:?}
@@ -29,6 +29,13 @@ awk -v a="$lc" -v b="$lg" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 &&
 # a seed repeats bit for bit (deterministic kernels, heuristic cuDNN algorithm choice)
 "$T" train "${TINY[@]}" --device gpu --output-dir "$W/gpu2" >/dev/null 2>&1 || fail "second gpu run"
 cmp -s "$W/gpu/latest.ckpt" "$W/gpu2/latest.ckpt" || fail "gpu training is not deterministic for a seed"
+# the step replayed from CUDA Graphs (the default) equals the eager step bit for bit: same kernels,
+# per-step values read from the staged slot (an eval between the epochs may grow a workspace: the
+# graphs are captured again then)
+grep -q '^training step: CUDA Graph' "$W/gpu.log" || { cat "$W/gpu.log"; fail "gpu training did not run as a CUDA Graph"; }
+"$T" train "${TINY[@]}" --device gpu --cuda-graph off --output-dir "$W/gpue" >"$W/gpue.log" 2>&1 || { cat "$W/gpue.log"; fail "gpu eager run"; }
+grep -q '^training step: eager (--cuda-graph off)' "$W/gpue.log" || fail "--cuda-graph off: no 'training step: eager' line"
+cmp -s "$W/gpu/latest.ckpt" "$W/gpue/latest.ckpt" || fail "gpu training: graph-replayed steps differ from eager steps"
 # a GPU checkpoint resumes and evaluates on the CPU (same file format)
 "$T" train "${TINY[@]}" --device cpu --test-only --pretrained "$W/gpu/latest.ckpt" >"$W/e.log" 2>&1 || fail "cpu eval of gpu ckpt"
 
@@ -43,7 +50,7 @@ p1=$(grep -o 'prob: [0-9.e-]*' "$W/ic.log" | cut -d' ' -f2) p2=$(grep -o 'prob: 
 awk -v a="$p1" -v b="$p2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4) }' || fail "infer prob: cpu $p1 gpu $p2"
 "$T" infer --model-dir "$W/inf" --img-path "$IMG" --use-gpu True --benchmark True >"$W/ib.log" 2>&1 || fail "gpu infer benchmark"
 grep -q 'runtime_device: gpu' "$W/ib.log" || fail "benchmark summary does not say gpu"
-"$T" bench infer --device gpu --cuda-graph --batch-size 2 --resolution 64 --steps 3 --warmup 2 --num-classes 10 \
+"$T" bench infer --device gpu --cuda-graph on --batch-size 2 --resolution 64 --steps 3 --warmup 2 --num-classes 10 \
     >"$W/g.log" 2>&1 || { cat "$W/g.log"; fail "bench infer --cuda-graph"; }
 grep -q 'median img/s' "$W/g.log" || fail "bench infer --cuda-graph printed no figures"
 

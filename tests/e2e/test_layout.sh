@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_layout.sh: the structural rules of scripts/check_layout.sh hold (floors, one clock, one
-# parser, one splitmix64, one mkdir -p), and the checker catches a violation of each, planted in a
-# copy of the tree.
+# parser, one splitmix64, one mkdir -p, the environment read by option tables), and the checker
+# catches a violation of each, planted in a copy of the tree.
 . "$ROOT/tests/e2e/lib.sh"
 bash "$ROOT/scripts/check_layout.sh" || fail "scripts/check_layout.sh found violations (above)"
 
@@ -15,6 +15,8 @@ printf 'static double t(void){struct timespec ts; clock_gettime(CLOCK_MONOTONIC,
 printf 'static unsigned long long m(unsigned long long z){return z * 0xbf58476d1ce4e5b9ULL;}\n' >>"$copy/engine/data/loader.c"
 printf 'static int d(void){return mkdir("x", 0700);}\n' >>"$copy/runner/report.c"
 printf 'static int h(char **argv){return !strcmp(argv[1], "--dry-run");}\n' >>"$copy/runner/cmd_run.c"
+printf 'static int e(void){return getenv("TIPC_NO_FUSE") != 0;}\n' >>"$copy/engine/model/net_walk.c"
+printf 'static int o(void){return getenv("TIPC_OFFLINE") != 0;}\n' >>"$copy/prepare/fetch.c"
 out=$(bash "$copy/scripts/check_layout.sh" 2>&1) && fail "a planted engine->runner include passed the check"
 grep -q 'engine/model/net.c:.*engine/ includes runner/' <<<"$out" || fail "engine->runner not named: $out"
 grep -q 'prepare/prepare.c:.*prepare/ includes runner/' <<<"$out" || fail "prepare->runner not named: $out"
@@ -22,6 +24,8 @@ grep -q 'engine/io/onnx.c:.*a private monotonic clock' <<<"$out" || fail "privat
 grep -q 'engine/data/loader.c:.*splitmix64 written again' <<<"$out" || fail "second splitmix64 not named: $out"
 grep -q 'runner/report.c:.*a direct mkdir()' <<<"$out" || fail "direct mkdir not named: $out"
 grep -q 'runner/cmd_run.c:.*an option compared by hand' <<<"$out" || fail "hand-parsed option not named: $out"
+grep -q 'engine/model/net_walk.c:.*getenv below runner/' <<<"$out" || fail "getenv in engine/ not named: $out"
+grep -q 'prepare/fetch.c:.*getenv below runner/' <<<"$out" || fail "getenv in prepare/ not named: $out"
 
 # The engine's rules (boundary, paired op files, file size, one training step), planted likewise.
 copy2="$TMPDIR/tree2"

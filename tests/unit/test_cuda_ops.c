@@ -32,7 +32,7 @@ static int group_setup(void **state)
     setenv("NVIDIA_TF32_OVERRIDE", "0", 1); /* fp32 parity: no TF32 in cuBLAS / cuDNN */
 #ifdef TIPC_HAVE_CUDA
     if (cuda_device_count(&why) == 0) return 0;
-    if (backend_cuda_init(&G, 0) != TIPC_OK) { /* a device that cannot be used is a failure, not a skip */
+    if (backend_cuda_init(&G, 0, &(struct backend_settings){0}) != TIPC_OK) { /* a device that cannot be used is a failure, not a skip */
         why = "backend_cuda_init failed on a present device (message above)";
         broken = true;
         return 0;
@@ -357,7 +357,7 @@ static void test_whole_net(void **state)
     struct mbv3_config cfg = {.num_classes = 10, .width_mult = 0.25f, .resolution = 64, .dropout = 0.2f};
     const int N = 4;
     struct net cn, gn;
-    mobilenet_v3_small_build(&cn, &cfg, N, (struct backend){&backend_cpu_ops, NULL});
+    mobilenet_v3_small_build(&cn, &cfg, N, (struct backend){.ops = &backend_cpu_ops});
     mobilenet_v3_small_build(&gn, &cfg, N, G);
     net_init_params(&cn, 7);
     net_init_params(&gn, 7);
@@ -407,18 +407,18 @@ static void test_open_without_gpu(void **state)
     struct backend b;
     struct capture cap;
     capture_stderr_begin(&cap);
-    enum tipc_status st = backend_open(&b, "gpu", 1);
+    enum tipc_status st = backend_open(&b, "gpu", 1, NULL);
     char *err = capture_stderr_end(&cap);
     assert_int_equal(st, TIPC_ENOTBUILT);
     assert_non_null(strstr(err, "CUDA"));
     free(err);
     capture_stderr_begin(&cap);
-    st = backend_open(&b, "tpu", 1);
+    st = backend_open(&b, "tpu", 1, NULL);
     err = capture_stderr_end(&cap);
     assert_int_equal(st, TIPC_EUSAGE);
     assert_non_null(strstr(err, "unknown device 'tpu'"));
     free(err);
-    assert_int_equal(backend_open(&b, "cpu", 1), TIPC_OK);
+    assert_int_equal(backend_open(&b, "cpu", 1, NULL), TIPC_OK);
     assert_ptr_equal(b.ops, &backend_cpu_ops);
     backend_close(&b);
 }

@@ -9,7 +9,7 @@
 #include "../../engine/model/mobilenet_v3.h"
 
 #define FIXTURE "tests/fixtures/mbv3_small_w025.bin"
-static const struct backend CPU = {&backend_cpu_ops, NULL};
+static const struct backend CPU = {.ops = &backend_cpu_ops};
 
 /* Read the named tensor from the fixture (format: scripts/dump_fixtures.py). */
 static float *fixture(const char *want, size_t *n_out)
@@ -195,9 +195,9 @@ static void check_parts(int N, int res, float width)
         free(want);
     }
     float *ref = malloc((size_t)N * 10 * sizeof(float)), mx = 0;
-    setenv("TIPC_INFER_PER_OP", "1", 1);
+    m.be.set.infer_per_op = true;   /* the op-by-op walk is the reference */
     infer_forward(&m, N);
-    unsetenv("TIPC_INFER_PER_OP");
+    m.be.set.infer_per_op = false;
     memcpy(ref, infer_logits(&m), (size_t)N * 10 * sizeof(float));
     for (int k = 0; k < N * 10; k++) mx = fabsf(ref[k]) > mx ? fabsf(ref[k]) : mx;
     assert_true(mx > 1e-3f && mx < 1e3f); /* a net whose logits mean something */

@@ -50,7 +50,7 @@ static const struct tensor *get(const char *name)
     return NULL;
 }
 
-static const struct backend CPU = {&backend_cpu_ops, NULL};
+static const struct backend CPU = {.ops = &backend_cpu_ops};
 
 static void test_param_count_full(void **state)
 {

@@ -9,6 +9,9 @@
 #include "../../prepare/sha256.h"
 
 static char root[256], cwd[1024];
+/* What `tipc run`'s option table makes of an environment without TIPC_OFFLINE (run's default):
+ * offline; a test asks for the network as TIPC_OFFLINE=0 TIPC_RETRIES=0 would. */
+static struct prepare_opts run_opts;
 
 static int setup(void **state)
 {
@@ -18,6 +21,8 @@ static int setup(void **state)
     FILE *f = fopen("configs/m/train_infer.txt", "w");
     fputs("===========================train_params===========================\nmodel_name:m\npython:tipc\n", f);
     fclose(f);
+    prepare_opts_default(&run_opts);
+    run_opts.offline = true;
     return 0;
 }
 
@@ -25,7 +30,6 @@ static int teardown(void **state)
 {
     if (chdir(cwd) != 0) return -1;
     rm_rf(root);
-    unsetenv("TIPC_OFFLINE");
     return 0;
 }
 
@@ -48,7 +52,7 @@ static char *run(enum tipc_status want)
     dup2(fileno(tmp), 1);
     struct capture c;
     capture_stderr_begin(&c);
-    enum tipc_status st = prepare_for_run("configs/m/train_infer.txt", NULL, "lite_train_lite_infer");
+    enum tipc_status st = prepare_for_run("configs/m/train_infer.txt", NULL, "lite_train_lite_infer", &run_opts);
     char *err = capture_stderr_end(&c);
     fflush(stdout);
     dup2(saved, 1);
@@ -94,10 +98,9 @@ static void test_offline_by_default_never_tries_http(void **state)
 static void test_online_when_asked_then_fallback(void **state)
 {
     write_manifest("http://127.0.0.1:1/d.tar", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
-    setenv("TIPC_OFFLINE", "0", 1);
-    setenv("TIPC_RETRIES", "0", 1);
+    run_opts.offline = false;   /* TIPC_OFFLINE=0 */
+    run_opts.fetch.retries = 0;  /* TIPC_RETRIES=0 */
     char *out = run(TIPC_OK);
-    unsetenv("TIPC_RETRIES");
     assert_non_null(strstr(out, "prepare: note: cannot fetch 'http://127.0.0.1:1/d.tar'"));
     assert_null(strstr(out, "error:"));   /* the synthetic default is used by design: a note */
     assert_non_null(strstr(out, "no source could be fetched (see above), made the synthetic default"));

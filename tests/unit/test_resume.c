@@ -64,7 +64,7 @@ static enum tipc_status train(const char *out, const char *resume, bool resume_a
     snprintf(o.r.synthetic, sizeof o.r.synthetic, "true");
     snprintf(o.r.output_dir, sizeof o.r.output_dir, "%s", out);
     o.resume = resume, o.resume_auto = resume_auto, o.world = 1;
-    assert_int_equal(backend_open(&o.be, "cpu", 1), TIPC_OK);
+    assert_int_equal(backend_open(&o.be, "cpu", 1, NULL), TIPC_OK);
     enum tipc_status st = train_run(&o);
     backend_close(&o.be);
     return st;

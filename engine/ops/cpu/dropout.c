@@ -35,3 +35,9 @@ void dropout_backward_cpu(struct backend_ctx *cx, float *din, const float *dout,
         for (size_t i = 0; i < n; i++) din[i] = dout[i] * mask[i];
     }
 }
+
+void dropout_forward_dev_cpu(struct backend_ctx *cx, float *out, float *mask, const float *in, size_t n, float p,
+                             const uint64_t *seed, uint64_t offset)
+{
+    dropout_forward_cpu(cx, out, mask, in, n, p, *seed + offset);
+}

@@ -1,4 +1,6 @@
 /* sgd.c: the momentum SGD update over one contiguous parameter buffer, CPU reference. */
+#include <math.h>
+
 #include "../ops.h"
 #include "../../../core/banned.h"
 
@@ -12,4 +14,12 @@ void sgd_step_cpu(struct backend_ctx *cx, float *p, float *m, const float *g, si
         m[i] = mu * m[i] + d;
         p[i] -= lr * m[i];
     }
+}
+
+/* the staged step's update (ops.h): lr from memory, skipped on a non-finite loss */
+void sgd_step_dev_cpu(struct backend_ctx *cx, float *p, float *m, const float *g, size_t n, const float *lr, float mu,
+                      float wd, const float *loss)
+{
+    if (!isfinite(*loss)) return;
+    sgd_step_cpu(cx, p, m, g, n, *lr, mu, wd);
 }

@@ -40,7 +40,7 @@ extern "C" int cuda_device_count(const char **why)
         }                                                                                           \
     } while (0)
 
-extern "C" enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device)
+extern "C" enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device, bool tf32, bool cudnn_find)
 {
     *out = NULL;
     const char *why = "";
@@ -51,10 +51,8 @@ extern "C" enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device
                                       "CUDA_VISIBLE_DEVICES)", device, n);
     struct backend_ctx *cx = (struct backend_ctx *)xcalloc(1, sizeof *cx);
     cx->device = device;
-    const char *t = getenv("TIPC_CUDA_TF32");
-    cx->tf32 = t && !strcmp(t, "1");
-    const char *f = getenv("TIPC_CUDNN_FIND");
-    cx->find = f && !strcmp(f, "1");
+    cx->tf32 = tf32;
+    cx->find = cudnn_find;
     INIT_TRY(cudaSetDevice(device), cudaGetErrorString);
     cudaDeviceProp p;
     INIT_TRY(cudaGetDeviceProperties(&p, device), cudaGetErrorString);
@@ -87,7 +85,9 @@ extern "C" void cuda_ctx_free(struct backend_ctx *cx)
         cudnnDestroyConvolutionDescriptor(pl->conv);
     }
     free(cx->plans);
-    if (cx->graph) cudaGraphExecDestroy(cx->graph);
+    for (int i = 0; i < 3; i++)
+        if (cx->graphs[i]) cudaGraphExecDestroy(cx->graphs[i]);
+    cuda_stage_free(cx);
     cudaFree(cx->cublas_ws);
     cudaFree(cx->ws);
     cudaFree(cx->red);
@@ -122,6 +122,7 @@ static void *grow(struct backend_ctx *cx, void **buf, size_t *have, size_t bytes
     size_t want = bytes + bytes / 4 + 256;
     CUDA_CHECK(cudaMalloc(buf, want));
     *have = want;
+    cx->ws_gen++; /* graphs captured before hold the old address (cuda_graph_valid) */
     return *buf;
 }
 void *cuda_ws(struct backend_ctx *cx, size_t bytes) { return grow(cx, &cx->ws, &cx->ws_bytes, bytes); }
@@ -171,17 +172,30 @@ extern "C" void cuda_graph_begin(struct backend_ctx *cx)
     /* thread-local: the loader's threads may touch the CUDA runtime meanwhile */
     CUDA_CHECK(cudaStreamBeginCapture(cx->stream, cudaStreamCaptureModeThreadLocal));
 }
-extern "C" void cuda_graph_end(struct backend_ctx *cx)
+extern "C" bool cuda_graph_end(struct backend_ctx *cx, int id, char *why, size_t n)
 {
-    cudaGraph_t g;
-    CUDA_CHECK(cudaStreamEndCapture(cx->stream, &g));
-    if (cx->graph) CUDA_CHECK(cudaGraphExecDestroy(cx->graph));
-    cx->graph = NULL;
-    CUDA_CHECK(cudaGraphInstantiate(&cx->graph, g, 0));
-    CUDA_CHECK(cudaGraphDestroy(g));
+    CUDA_REQUIRE(id >= 0 && id < 3, "graph id out of range");
+    cudaGraph_t g = NULL;
+    cudaError_t e = cudaStreamEndCapture(cx->stream, &g);
+    if (cx->graphs[id]) CUDA_CHECK(cudaGraphExecDestroy(cx->graphs[id]));
+    cx->graphs[id] = NULL;
+    if (e == cudaSuccess) e = cudaGraphInstantiate(&cx->graphs[id], g, 0);
+    if (g) cudaGraphDestroy(g);
+    cx->graph_gen[id] = cx->ws_gen;
+    if (e != cudaSuccess) {
+        cx->graphs[id] = NULL;
+        snprintf(why, n, "%s", cudaGetErrorString(e));
+        cudaGetLastError(); /* a failed capture is reported here, not by the next op's check */
+        return false;
+    }
+    return true;
 }
-extern "C" void cuda_graph_launch(struct backend_ctx *cx)
+extern "C" void cuda_graph_launch(struct backend_ctx *cx, int id)
 {
-    CUDA_REQUIRE(cx->graph != NULL, "no captured graph to launch");
-    CUDA_CHECK(cudaGraphLaunch(cx->graph, cx->stream));
+    CUDA_REQUIRE(id >= 0 && id < 3 && cx->graphs[id] != NULL, "no captured graph to launch");
+    CUDA_CHECK(cudaGraphLaunch(cx->graphs[id], cx->stream));
+}
+extern "C" bool cuda_graph_valid(const struct backend_ctx *cx, int id)
+{
+    return id >= 0 && id < 3 && cx->graphs[id] && cx->graph_gen[id] == cx->ws_gen;
 }

@@ -58,7 +58,7 @@ struct conv_plan {
 struct backend_ctx {
     int device;
     int sm_count;
-    int tf32;                              /* TIPC_CUDA_TF32=1: TF32 tensor cores in cuBLAS/cuDNN */
+    int tf32;                              /* backend_settings.tf32: TF32 tensor cores in cuBLAS/cuDNN */
     int find;                              /* cudnnFind (benchmark) vs cudnnGet (heuristics) */
     cudaStream_t stream;
     cublasHandle_t cublas;
@@ -73,7 +73,15 @@ struct backend_ctx {
     double *loss;                          /* (1) the batch loss */
     struct conv_plan *plans; int nplans, cap_plans;
     void *cublas_ws;                       /* cuBLAS workspace: no allocation inside a graph capture */
-    cudaGraphExec_t graph;                 /* the captured work (cuda_graph_*), NULL when none */
+    cudaGraphExec_t graphs[3];             /* captured work (cuda_graph_*) by id, NULL when none:
+                                              0 inference, 1 and 2 the staged training step's slots */
+    unsigned long ws_gen;                  /* bumped whenever a workspace above moves (grow) */
+    unsigned long graph_gen[3];            /* ws_gen when each graph was captured */
+    /* the staged step's input slots (ctx_stage.cu): pinned twins, copied on copy_stream */
+    cudaStream_t copy_stream;
+    uint8_t *stage_host[2]; size_t stage_host_bytes[2];
+    cudaEvent_t stage_copied[2];           /* slot k's copy has finished (its twin is free again) */
+    cudaEvent_t stage_read[2];             /* the work that reads slot k has finished */
 };
 
 /* Grow-only device buffers of the context (cudaMalloc only when a bigger one is needed: the

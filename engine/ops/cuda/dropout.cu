@@ -31,3 +31,23 @@ extern "C" void dropout_backward_cuda(struct backend_ctx *cx, float *din, const 
 {
     if (n && din) LAUNCH1(dropout_backward_kernel, n, din, dout, mask, n, acc);
 }
+
+/* the staged step's dropout (ops.h dropout_forward_dev): the seed read from device memory, mixed
+ * on the device as the host mixes it above */
+__global__ void dropout_forward_dev_kernel(float *out, float *mask, const float *in, size_t n, float p, float keep,
+                                           const uint64_t *seed, uint64_t offset)
+{
+    uint64_t base = splitmix64_mix(*seed + offset);
+    GRID_STRIDE(i, n) {
+        float u = (float)(splitmix64_mix(base + 0x9e3779b97f4a7c15ULL * (i + 1)) >> 40) * (1.0f / 16777216.0f);
+        float m = u < p ? 0.0f : keep;
+        mask[i] = m;
+        out[i] = in[i] * m;
+    }
+}
+extern "C" void dropout_forward_dev_cuda(struct backend_ctx *cx, float *out, float *mask, const float *in, size_t n,
+                                         float p, const uint64_t *seed, uint64_t offset)
+{
+    CUDA_REQUIRE(p >= 0.0f && p < 1.0f, "dropout probability outside [0, 1)");
+    if (n) LAUNCH1(dropout_forward_dev_kernel, n, out, mask, in, n, p, 1.0f / (1.0f - p), seed, offset);
+}

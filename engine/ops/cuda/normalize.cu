@@ -37,3 +37,12 @@ extern "C" void normalize_u8_cuda(struct backend_ctx *cx, float *out, const uint
     CUDA_CHECK(cudaEventRecord(cx->img_read, cx->stream));
     LAUNCH1(normalize_u8_kernel, n, out, cx->img, n);
 }
+
+/* The staged step's normalisation (model/train_graph.c): the uint8 batch is already in device
+ * memory (copied there on the side stream before the step), so this is one kernel and can be
+ * captured. */
+extern "C" void normalize_u8_dev_cuda(struct backend_ctx *cx, float *out, const uint8_t *dev_images, size_t npix)
+{
+    size_t n = npix * 3;
+    if (n) LAUNCH1(normalize_u8_kernel, n, out, dev_images, n);
+}

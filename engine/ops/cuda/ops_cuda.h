@@ -8,6 +8,7 @@
  * Not here: the vtable (backend/backend_cuda.c), context set-up (ctx.cu). Only in CUDA builds. */
 #ifndef TIPC_OPS_CUDA_H
 #define TIPC_OPS_CUDA_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,10 +20,11 @@ extern "C" {
 #endif
 
 /* struct backend_ctx (ops.h) is the CUDA context here: cuda_common.cuh defines it. */
+struct stage_part; /* backend/backend.h */
 
 /* Context on `device`: stream, cuBLAS and cuDNN handles. No device / a failing driver:
  * TIPC_ENOTBUILT with a message saying why (the GPU path is not available here). */
-enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device);
+enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device, bool tf32, bool cudnn_find);
 void cuda_ctx_free(struct backend_ctx *cx);
 /* Number of usable devices; 0 with *why set (static string) when there is none. */
 int cuda_device_count(const char **why);
@@ -34,8 +36,17 @@ void cuda_ctx_describe(const struct backend_ctx *cx, char *buf, size_t n);
  * workspaces and cuDNN plans exist), no upload/download/sync/normalize_u8. A new capture
  * replaces the old one. */
 void cuda_graph_begin(struct backend_ctx *cx);
-void cuda_graph_end(struct backend_ctx *cx);
-void cuda_graph_launch(struct backend_ctx *cx);
+/* End the capture into graph `id` (0..2); false (nothing instantiated, why set) when the capture
+ * or its instantiation failed: the caller runs the work op by op instead. */
+bool cuda_graph_end(struct backend_ctx *cx, int id, char *why, size_t n);
+void cuda_graph_launch(struct backend_ctx *cx, int id);
+/* Graph id exists and no workspace has moved since its capture (a bigger op elsewhere, e.g. an
+ * eval batch, grew one): else it must be captured again before a launch. */
+bool cuda_graph_valid(const struct backend_ctx *cx, int id);
+/* The staged step's input slots (backend.h stage_put / stage_release; ctx_stage.cu) */
+void cuda_stage_put(struct backend_ctx *cx, int k, void *dst, const struct stage_part *parts, int nparts);
+void cuda_stage_release(struct backend_ctx *cx, int k);
+void cuda_stage_free(struct backend_ctx *cx);
 
 /* memory (device buffers of floats) */
 float *cuda_alloc(struct backend_ctx *cx, size_t nfloats);            /* zeroed */
@@ -68,6 +79,12 @@ dropout_backward_fn dropout_backward_cuda;
 xent_forward_fn xent_forward_cuda;       /* labels: HOST; returns the loss on the host (waits) */
 xent_backward_fn xent_backward_cuda;
 sgd_step_fn sgd_step_cuda;
+/* the staged step's variants (ops.h): per-step values read from device memory, nothing waits */
+normalize_u8_fn normalize_u8_dev_cuda;   /* the pixels: DEVICE memory */
+xent_forward_dev_fn xent_forward_dev_cuda;
+xent_backward_fn xent_backward_dev_cuda; /* labels: DEVICE memory */
+dropout_forward_dev_fn dropout_forward_dev_cuda;
+sgd_step_dev_fn sgd_step_dev_cuda;
 
 #ifdef __cplusplus
 }

@@ -128,3 +128,33 @@ extern "C" void xent_backward_cuda(struct backend_ctx *cx, float *dlogits, const
     xent_backward_kernel<<<grid_for(n, 256, cx), 256, 0, cx->stream>>>(dlogits, probs, y, N, K, eps);
     LAUNCH_CHECK();
 }
+
+/* ---- the staged step's loss (ops.h xent_forward_dev): labels already on the device, the mean
+ * loss left on the device as a float (what xent_forward_cuda returns, rounded the same way) ---- */
+__global__ void loss_sum_f32_kernel(float *loss, const double *row_loss, int N)
+{
+    if (blockIdx.x || threadIdx.x) return;
+    double t = 0;
+    for (int n = 0; n < N; n++) t += row_loss[n];
+    *loss = (float)(t / N);
+}
+
+extern "C" void xent_forward_dev_cuda(struct backend_ctx *cx, float *probs, float *loss, const float *logits,
+                                      const int32_t *labels, int N, int K, float eps)
+{
+    CUDA_REQUIRE(N > 0 && K > 0, "empty batch");
+    double *rows = (double *)cuda_red(cx, sizeof(double) * (size_t)N);
+    xent_forward_kernel<<<N, ROW_THREADS, 0, cx->stream>>>(probs, rows, logits, labels, K, eps);
+    LAUNCH_CHECK();
+    loss_sum_f32_kernel<<<1, 1, 0, cx->stream>>>(loss, rows, N);
+    LAUNCH_CHECK();
+}
+
+/* xent_backward with the labels in device memory (the table's xent_backward_dev) */
+extern "C" void xent_backward_dev_cuda(struct backend_ctx *cx, float *dlogits, const float *probs, const int32_t *labels,
+                                       int N, int K, float eps)
+{
+    size_t n = (size_t)N * K;
+    if (n) xent_backward_kernel<<<grid_for(n, 256, cx), 256, 0, cx->stream>>>(dlogits, probs, labels, N, K, eps);
+    LAUNCH_CHECK();
+}
