@@ -58,7 +58,8 @@ static const char exit_codes[] =
     "  4    distributed set-up failed (rendezvous timeout, missing node, a peer died)\n"
     "  5    a file could not be read or written (checkpoint, model, log)\n"
     "  6    training diverged (NaN or inf loss)\n"
-    "  7    the feature was not compiled in (e.g. CUDA); rebuild with it\n"
+    "  7    the feature was not compiled in (e.g. CUDA; rebuild with it), or this host does not\n"
+    "       provide it (no CUDA device; bench scaling --netns: no namespaces, veth or qdisc)\n"
     "  70   internal error (a bug; please report the BUG line)\n"
     "  130  interrupted (SIGINT/SIGTERM)\n";
 

@@ -21,7 +21,7 @@ PKGS=(
   libjansson-dev                            # engine/io/metrics.c: the metrics file (JSON lines)
   libxml2-utils                             # tests: xmllint validates the JUnit report against its schema
   python3                                   # tests: local http.server
-  iproute2 procps                           # tests: network namespaces, process checks
+  iproute2 procps                           # ip/tc: bench scaling --netns, netns tests; process checks
 )
 
 missing=()

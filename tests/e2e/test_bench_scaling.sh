@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# test_bench_scaling.sh: `tipc bench scaling` on loopback, tiny shapes: 1 and 2 real ranks through
+# `tipc launch`; the table on stdout and in OUTPUT/scaling.{json,md,svg} agrees with the ranks' own
+# figures (rank<R>.json): global img/s = N x batch x steps / the slowest rank's seconds, speed-up
+# and efficiency follow from it, the 1-rank run has no communication and the 2-rank run some; the
+# SVG is well-formed with both charts; a stale rank result is not counted; bad values are exit 2.
+# (Speed itself is docs/benchmarks.md, not a test.)
+set -u
+T=${TIPC:?}
+export LC_ALL=C
+W=${TMPDIR:-/tmp}/scaling.$$
+mkdir -p "$W" && cd "$W" || exit 1
+fail() { echo "FAIL: $*"; for f in "$W"/out/n*/launch.out; do [ -e "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }; done; exit 1; }
+ARGS=(--batch-size 2 --resolution 32 --steps 2 --warmup 1 --threads 1 --num-classes 10)
+
+"$T" bench scaling --ranks 1,2 "${ARGS[@]}" --output out >stdout 2>stderr || fail "bench scaling: exit $? $(cat stderr)"
+for f in scaling.json scaling.md scaling.svg n1/rank0.json n2/rank0.json n2/rank1.json n2/log/workerlog.1; do
+    [ -s "out/$f" ] || fail "out/$f missing"
+done
+grep -Eq '^ +1 +[0-9.]+ +[0-9.]+ +1\.00x +100\.0% +0\.0%$' stdout || fail "1-rank row: $(cat stdout)"
+grep -Eq '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+% +[0-9.]+%$' stdout || fail "2-rank row: $(cat stdout)"
+grep -q '^# network: loopback; load average' stdout || fail "header: $(cat stdout)"
+python3 - out <<'PY' || fail "the table does not follow from the ranks' figures"
+import json, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+t = json.load(open(f"{d}/scaling.json"))
+rows = {r["ranks"]: r for r in t["rows"]}
+assert sorted(rows) == [1, 2], rows
+s = t["settings"]
+for n, r in rows.items():
+    ranks = [json.load(open(f"{d}/n{n}/rank{k}.json")) for k in range(n)]
+    assert all(x["world"] == n and x["batch"] == s["batch_per_rank"] == 2 and x["steps"] == 2 for x in ranks), ranks
+    want = n * 2 * 2 / max(x["seconds"] for x in ranks)
+    assert abs(r["global_ips"] - want) < 1e-6 * want, (r, want)
+    assert abs(r["per_rank_ips"] * n - r["global_ips"]) < 1e-6 * want
+    share = sum(x["comm_seconds"] / x["seconds"] for x in ranks) / n
+    assert abs(r["exposed_comm_share"] - share) < 1e-9, (r, share)
+assert rows[1]["exposed_comm_share"] == 0 and rows[2]["exposed_comm_share"] > 0, rows
+sp = rows[2]["global_ips"] / rows[1]["global_ips"]
+assert abs(rows[2]["speedup"] - sp) < 1e-9 and abs(rows[2]["efficiency"] - sp / 2) < 1e-9, rows[2]
+md = open(f"{d}/scaling.md").read()
+assert "| 2 | %.2f |" % rows[2]["global_ips"] in md, md
+svg = ET.parse(f"{d}/scaling.svg").getroot()
+ns = "{http://www.w3.org/2000/svg}"
+assert svg.tag == ns + "svg"
+lines = [p for p in svg.iter(ns + "polyline")]
+assert len(lines) == 4, len(lines)           # measured + linear, efficiency + exposed comm
+assert all(len(p.get("points").split()) == 2 for p in lines)
+print("table ok:", {n: round(r["global_ips"], 1) for n, r in rows.items()})
+PY
+
+# a run that does not finish (--timeout) fails naming its logs, and a rank result left by an earlier
+# run is removed before the run starts, never counted; every rank is gone afterwards
+echo '{"rank":0,"world":1,"seconds":1,"comm_seconds":0,"median_step_seconds":1}' >out/n1/rank0.json
+"$T" bench scaling --ranks 1 "${ARGS[@]}" --steps 1000000 --timeout 2 --output out >/dev/null 2>err & P=$!
+wait $P; rc=$?
+[ "$rc" = 4 ] || fail "timed-out run: exit $rc, want 4: $(cat err)"
+grep -q 'the 1-rank run timed out (--timeout) (status 124); its launcher output: out/n1/launch.out' err || fail "timeout message: $(cat err)"
+[ ! -e out/n1/rank0.json ] || fail "the earlier run's rank0.json is still there"
+[ -z "$(pgrep -f "job_id=scaling${P}n" || true)" ] || fail "ranks left after the timeout: $(pgrep -af "job_id=scaling${P}n")"
+
+for bad in "--ranks 0" "--ranks 2,1" "--ranks x" "--link-rate 1gbit" "--netns --link-delay 5" "--netns --link-rate fast" "--device gpu"; do
+    "$T" bench scaling $bad --output out3 >/dev/null 2>err; rc=$?
+    [ "$rc" = 2 ] || fail "'$bad': exit $rc, want 2"
+done
+[ ! -e out3/scaling.json ] || fail "a refused command wrote a table"
+"$T" bench train --netns >/dev/null 2>&1; [ $? = 2 ] || fail "--netns outside scaling"
+echo ok
