@@ -171,6 +171,8 @@ int cmd_train(int argc, char **argv)
             st = error_msg(TIPC_EUSAGE, "train: Distributed.fuse_grad_size_in_MB, local_sgd_is_warm_steps and "
                                         "check_every must be >= 0, local_sgd_steps >= 1");
         o.bucket_bytes = (size_t)r->fuse_grad_size_in_MB << 20;
+        o.overlap = r->overlap_allreduce;
+        o.per_tensor = !r->fuse_all_reduce_ops;
         o.check_every = r->check_every;
         o.local_sgd_steps = r->use_local_sgd ? r->local_sgd_steps : 0;
         o.local_sgd_warm = r->local_sgd_is_warm_steps;

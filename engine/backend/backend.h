@@ -147,6 +147,9 @@ bool backend_has_graphs(const struct backend *b);
 bool backend_graph_begin(struct backend *b);
 void backend_graph_end(struct backend *b);
 void backend_graph_launch(struct backend *b);
+/* The CUDA stream the backend's ops run on (a cudaStream_t), for work that must order itself
+ * after them (comm_async's NCCL buckets); NULL on the CPU. */
+void *backend_stream(const struct backend *b);
 /* The same with a graph id 0..BACKEND_GRAPHS-1 (backend_graph_end/launch are id 0, inference's;
  * the staged training step uses 1 and 2). end_id does not die when the capture or instantiation
  * fails: it returns false with the reason in why (the caller runs the work op by op instead). */

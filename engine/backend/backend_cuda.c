@@ -84,6 +84,11 @@ bool backend_graph_valid(const struct backend *b, int id)
     return b->ops && b->ops->graphs && cuda_graph_valid(b->ctx, id);
 }
 
+void *backend_stream(const struct backend *b)
+{
+    return b->ops == &backend_cuda_ops ? cuda_ctx_stream(b->ctx) : NULL;
+}
+
 void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
 {
     const struct backend_ctx *cx = b->ctx;
@@ -112,6 +117,11 @@ bool backend_graph_begin(struct backend *b)
 }
 void backend_graph_end(struct backend *b) { (void)b; }
 void backend_graph_launch(struct backend *b) { (void)b; }
+void *backend_stream(const struct backend *b)
+{
+    (void)b;
+    return NULL;
+}
 bool backend_graph_end_id(struct backend *b, int id, char *why, size_t n)
 {
     (void)b, (void)id;

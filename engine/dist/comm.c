@@ -308,6 +308,22 @@ enum tipc_status comm_barrier(struct comm *c)
     return op_end(c, c->be->barrier(c->impl, c->timeout_ms));
 }
 
+int comm_has_streams(const struct comm *c) { return c->be->allreduce_after && c->be->join; }
+
+enum tipc_status comm_allreduce_enqueue(struct comm *c, void *stream, void *buf, size_t n, enum comm_dtype dt,
+                                        enum comm_redop op)
+{
+    if (!comm_has_streams(c)) return error_msg(TIPC_ENOTBUILT, "%s: backend %s has no streams", c->prefix, c->be->name);
+    op_begin(c, "allreduce (enqueued)", n * dtype_size(dt));
+    return op_end(c, n ? c->be->allreduce_after(c->impl, stream, buf, n, dt, op, c->timeout_ms) : TIPC_OK);
+}
+
+enum tipc_status comm_join_stream(struct comm *c, void *stream)
+{
+    if (!comm_has_streams(c)) return error_msg(TIPC_ENOTBUILT, "%s: backend %s has no streams", c->prefix, c->be->name);
+    return c->be->join(c->impl, stream);
+}
+
 enum tipc_status comm_allreduce_buckets(struct comm *c, void *buf, size_t n, enum comm_dtype dt,
                                         enum comm_redop op, size_t bucket_bytes)
 {

@@ -16,8 +16,11 @@
  * timeout + 5 s, a backstop for a backend that ignores its timeout), saying which collective and
  * step it is stuck in, after posting the job's failure notice so every launcher stops its ranks.
  *
- * Not here: overlap with backward (the calls block), which parameters to check and when (the
- * engine's train loop). */
+ * The one exception to "blocking": comm_async (below), the gradient buckets reduced while
+ * backward runs.
+ *
+ * Not here: which parameters to check and when (the engine's train loop), the bucket plan
+ * (engine/model/grad_buckets.h). */
 #ifndef TIPC_COMM_H
 #define TIPC_COMM_H
 
@@ -74,6 +77,37 @@ enum tipc_status comm_allreduce_buckets(struct comm *c, void *buf, size_t n, enu
  * differ from rank 0. */
 enum tipc_status comm_check_same(struct comm *c, const void *buf, size_t bytes, const char *what);
 
+/* ---- allreduce overlapping backward (comm_async.c) ------------------------------------------
+ * A queue of in-place allreduces that run while the caller goes on, finished in submission order.
+ *  - host buffers (Gloo): one communication thread per comm_async runs them with comm_allreduce
+ *    (same timeout, watchdog and messages). Gloo contexts are not thread-safe: while jobs are
+ *    queued or running (from the first comm_async_allreduce until comm_async_wait returns) the
+ *    caller must issue no other collective on c.
+ *  - device buffers (NCCL, stream != NULL: the producer's cudaStream_t): each job is enqueued on the
+ *    communicator's stream behind an event recorded on `stream` (the gradients produced so far),
+ *    and comm_async_wait makes `stream` wait for them with another event. No host sync, so the
+ *    step stays capturable in a CUDA Graph; errors surface as NCCL's async errors.
+ * comm_async_wait returns the first failure of the jobs since the last wait (later jobs are
+ * skipped after one fails: the ranks abort the step anyway). */
+struct comm_async;
+/* stream: see above; NULL for host buffers (or a backend without streams: then the thread). */
+struct comm_async *comm_async_open(struct comm *c, void *stream);
+/* 1 when jobs run on a device stream (the caller's wait is then ~0 on the host) */
+int comm_async_on_stream(const struct comm_async *a);
+void comm_async_allreduce(struct comm_async *a, void *buf, size_t n, enum comm_dtype dt, enum comm_redop op);
+/* Wait for every submitted job. *waited_s (may be NULL): seconds this call blocked (the exposed
+ * communication); *busy_s (may be NULL): seconds the jobs since the last wait ran. */
+enum tipc_status comm_async_wait(struct comm_async *a, double *waited_s, double *busy_s);
+/* Waits for what is queued, then stops the thread. NULL is fine. */
+void comm_async_close(struct comm_async *a);
+/* comm_async's stream path (also usable alone): enqueue an allreduce on the backend's stream
+ * after the work issued so far on `stream`, and make `stream` wait for all of them.
+ * TIPC_ENOTBUILT when the backend has no streams (comm_has_streams 0). */
+int comm_has_streams(const struct comm *c);
+enum tipc_status comm_allreduce_enqueue(struct comm *c, void *stream, void *buf, size_t n, enum comm_dtype dt,
+                                        enum comm_redop op);
+enum tipc_status comm_join_stream(struct comm *c, void *stream);
+
 /* Time spent inside collectives since init (seconds), their number and bytes: for the share of step
  * time spent waiting on communication (time inside comm / step time). */
 struct comm_stats { double seconds; unsigned long calls; double bytes; };
@@ -91,6 +125,10 @@ struct comm_backend {
     /* optional: reduces with op itself (COMM_AVG included), so comm.c does not scale buf on the host */
     enum tipc_status (*allreduce_op)(void *impl, void *buf, size_t n, enum comm_dtype dt, enum comm_redop op,
                                      int timeout_ms);
+    /* optional (NCCL): comm_allreduce_enqueue / comm_join_stream (device buffers, no host wait) */
+    enum tipc_status (*allreduce_after)(void *impl, void *stream, void *buf, size_t n, enum comm_dtype dt,
+                                        enum comm_redop op, int timeout_ms);
+    enum tipc_status (*join)(void *impl, void *stream);
 };
 extern const struct comm_backend comm_backend_none;
 

@@ -245,5 +245,5 @@ extern "C" enum tipc_status comm_gloo_init(void **impl, int rank, int world, con
 }
 
 extern "C" const struct comm_backend comm_backend_gloo = {
-    "gloo", g_allreduce, g_broadcast, g_allgather, g_barrier, g_destroy, 0 /* host buffers */, nullptr,
+    "gloo", g_allreduce, g_broadcast, g_allgather, g_barrier, g_destroy, 0 /* host buffers */, nullptr, nullptr, nullptr,
 };

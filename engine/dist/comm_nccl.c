@@ -7,7 +7,9 @@
  * Buffers may be device or host memory: host buffers (eval counts, parameter hashes) go through a
  * device staging buffer. Collectives run on the backend's own stream after a device sync (the
  * engine's compute stream has finished producing the buffer) and are waited for (blocking calls,
- * as comm.h promises). Two ranks on one GPU: NCCL refuses; the message says so and names Gloo.
+ * as comm.h promises), except the gradient buckets of comm_async: enqueued on the stream behind an
+ * event from the compute stream, joined back with another event, never waited for on the host
+ * (nccl_allreduce_after, nccl_join). Two ranks on one GPU: NCCL refuses; the message says so and names Gloo.
  * Without CUDA: TIPC_ENOTBUILT. Not here: bucketing, sequence numbers, watchdog (comm.c). */
 #include "comm.h"
 
@@ -32,6 +34,7 @@ struct nccl_impl {
     ncclComm_t comm;
     cudaStream_t stream;
     void *stage; size_t stage_bytes;   /* device copy of host buffers */
+    cudaEvent_t ready, done;           /* comm_async: producer -> comm stream, comm stream -> producer */
     int broken;                        /* aborted: every later call fails at once */
 };
 
@@ -102,6 +105,11 @@ enum tipc_status comm_nccl_init(void **impl, int rank, int world, const struct c
     if (cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking) != cudaSuccess) {
         free(m);
         return error_msg(TIPC_EDIST, "rank %d: cudaStreamCreate failed", rank);
+    }
+    if (cudaEventCreateWithFlags(&m->ready, cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventCreateWithFlags(&m->done, cudaEventDisableTiming) != cudaSuccess) {
+        nccl_destroy(m);
+        return error_msg(TIPC_EDIST, "rank %d: cudaEventCreate failed", rank);
     }
     ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
     cfg.blocking = 0;
@@ -220,6 +228,41 @@ static enum tipc_status nccl_barrier(void *impl, int timeout_ms)
     return nccl_allreduce(impl, &one, 1, COMM_F32, timeout_ms);
 }
 
+/* comm_allreduce_enqueue: fork m->stream off the producer's stream with an event, reduce there,
+ * do not wait. Only stream operations and NCCL's enqueue (polled while ncclInProgress, which is
+ * host work, not a wait for the GPU): valid inside a CUDA Graph capture of `stream`, where the
+ * event wait makes m->stream join the capture. buf must be device memory. */
+static enum tipc_status nccl_allreduce_after(void *impl, void *stream, void *buf, size_t n, enum comm_dtype dt,
+                                             enum comm_redop op, int timeout_ms)
+{
+    struct nccl_impl *m = impl;
+    if (m->broken) return error_msg(TIPC_EDIST, "rank %d: the NCCL communicator was aborted", m->rank);
+    if (cudaEventRecord(m->ready, (cudaStream_t)stream) != cudaSuccess ||
+        cudaStreamWaitEvent(m->stream, m->ready, 0) != cudaSuccess)
+        return error_msg(TIPC_EDIST, "rank %d: cannot order a gradient bucket after backward: %s", m->rank,
+                         cudaGetErrorString(cudaGetLastError()));
+    ncclResult_t r = ncclAllReduce(buf, buf, n, nccl_type(dt), op == COMM_AVG ? ncclAvg : ncclSum, m->comm, m->stream);
+    r = nccl_settle(m, r, now_seconds() + timeout_ms / 1000.0);
+    if (r != ncclSuccess) return nccl_fail(m, "allreduce (bucket)", r, timeout_ms);
+    return TIPC_OK;
+}
+
+/* comm_join_stream: the producer's stream waits for every bucket enqueued so far (the join of the
+ * fork above); NCCL's asynchronous errors so far are reported here. */
+static enum tipc_status nccl_join(void *impl, void *stream)
+{
+    struct nccl_impl *m = impl;
+    if (m->broken) return error_msg(TIPC_EDIST, "rank %d: the NCCL communicator was aborted", m->rank);
+    ncclResult_t ar = ncclSuccess;
+    ncclCommGetAsyncError(m->comm, &ar);
+    if (ar != ncclSuccess && ar != ncclInProgress) return nccl_fail(m, "allreduce (bucket)", ar, 0);
+    if (cudaEventRecord(m->done, m->stream) != cudaSuccess ||
+        cudaStreamWaitEvent((cudaStream_t)stream, m->done, 0) != cudaSuccess)
+        return error_msg(TIPC_EDIST, "rank %d: cannot order the update after the gradient buckets: %s", m->rank,
+                         cudaGetErrorString(cudaGetLastError()));
+    return TIPC_OK;
+}
+
 static void nccl_destroy(void *impl)
 {
     struct nccl_impl *m = impl;
@@ -231,6 +274,8 @@ static void nccl_destroy(void *impl)
         else ncclCommAbort(m->comm);
     }
     if (m->stage) cudaFree(m->stage);
+    if (m->ready) cudaEventDestroy(m->ready);
+    if (m->done) cudaEventDestroy(m->done);
     if (m->stream) cudaStreamDestroy(m->stream);
     free(m);
 }
@@ -238,6 +283,7 @@ static void nccl_destroy(void *impl)
 const struct comm_backend comm_backend_nccl = {
     .name = "nccl", .device = 1, .allreduce = nccl_allreduce, .allreduce_op = nccl_allreduce_op,
     .broadcast = nccl_broadcast, .allgather = nccl_allgather, .barrier = nccl_barrier, .destroy = nccl_destroy,
+    .allreduce_after = nccl_allreduce_after, .join = nccl_join,
 };
 
 #else /* !TIPC_HAVE_CUDA */

@@ -52,6 +52,8 @@ static const struct key KEYS[] = {
     {"DataLoader.synthetic", K_STR, F(synthetic), 0, 0},
     {"DataLoader.synthetic_size", K_INT, F(synthetic_size), 1, 1000000},
     {"Distributed.fuse_grad_size_in_MB", K_INT, F(fuse_grad_size_in_MB), 0, 4096},
+    {"Distributed.fuse_all_reduce_ops", K_BOOL, F(fuse_all_reduce_ops), 0, 0},
+    {"Distributed.overlap_allreduce", K_BOOL, F(overlap_allreduce), 0, 0},
     {"Distributed.use_hierarchical_allreduce", K_BOOL, F(use_hierarchical_allreduce), 0, 0},
     {"Distributed.use_local_sgd", K_BOOL, F(use_local_sgd), 0, 0},
     {"Distributed.local_sgd_steps", K_INT, F(local_sgd_steps), 1, 1000000},
@@ -97,6 +99,8 @@ void recipe_defaults(struct recipe *r)
     snprintf(r->synthetic, sizeof r->synthetic, "auto");
     r->synthetic_size = 64;
     r->fuse_grad_size_in_MB = 25; /* FLAGS_fuse_parameter_memory_size's default */
+    r->fuse_all_reduce_ops = true;
+    r->overlap_allreduce = true;
     r->local_sgd_steps = 1;
     r->check_every = 50;
 }

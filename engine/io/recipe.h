@@ -44,6 +44,8 @@ struct recipe {
     int synthetic_size;      /* images per split of the synthetic source */
     /* Distributed (Paddle's DistributedStrategy names; used when world > 1) */
     int fuse_grad_size_in_MB;        /* gradient allreduce bucket; 0 = one call for all */
+    bool fuse_all_reduce_ops;        /* false: one bucket per parameter tensor (for comparison) */
+    bool overlap_allreduce;          /* start the buckets during backward (false: after it, blocking) */
     bool use_hierarchical_allreduce; /* sum inside each node, then across nodes */
     bool use_local_sgd;              /* LocalSGD: average parameters every local_sgd_steps */
     int local_sgd_steps;             /* steps between parameter averages (>= 1) */

@@ -1,9 +1,11 @@
 /* dp.c: the data-parallel strategies of dp.h, one small vtable each, and the collectives on the
  * net's buffers they share. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dp.h"
+#include "dp_overlap.h"
 #include "../../core/check.h"
 #include "../../core/time.h"
 #include "../dist/comm.h"
@@ -34,21 +36,27 @@ static enum tipc_status collective(struct dp *dp, struct net *net, enum dp_op op
     return st;
 }
 
-/* average net->grads or net->params over the ranks, tagged with the step, timed */
+/* average net->grads or net->params over the ranks, tagged with the step, timed (the step blocks
+ * in it: all of it is exposed) */
 static enum tipc_status average(struct dp *dp, struct net *net, float *buf, long step)
 {
     double t0 = now_seconds();
     comm_set_step(dp->o.comm, step);
     enum tipc_status st = collective(dp, net, DP_AVG_BUCKETS, buf, net->nparams, NULL);
-    dp->comm_seconds += now_seconds() - t0;
+    double t = now_seconds() - t0;
+    dp->comm_seconds += t;
+    dp->comm_exposed_seconds += t;
     return st;
 }
 
-static enum tipc_status check_params(struct dp *dp, struct net *net, long step)
+enum tipc_status dp_check_params(struct dp *dp, struct net *net, long step)
 {
     if (dp->o.check_every <= 0 || step % dp->o.check_every != 0) return TIPC_OK;
+    double t0 = now_seconds();
     comm_set_step(dp->o.comm, step);
-    return collective(dp, net, DP_CHECK_SAME, net->params, net->nparams, "parameters");
+    enum tipc_status st = collective(dp, net, DP_CHECK_SAME, net->params, net->nparams, "parameters");
+    dp->comm_exposed_seconds += now_seconds() - t0;
+    return st;
 }
 
 static enum tipc_status nothing_k(struct dp *dp, struct net *net, int k)
@@ -63,14 +71,16 @@ static enum tipc_status nothing(struct dp *dp, struct net *net, long step)
 }
 
 /* ---- single: one process, one micro-batch ------------------------------------------------------ */
-static const struct dp_strategy single = {"single", nothing_k, nothing, nothing, NULL};
+static const struct dp_strategy single = {.name = "single", .grads_ready = nothing_k, .reduce = nothing,
+                                          .updated = nothing};
 
 /* ---- allreduce: gradients averaged before the update ------------------------------------------- */
 static enum tipc_status allreduce_reduce(struct dp *dp, struct net *net, long step)
 {
     return average(dp, net, net->grads, step);
 }
-static const struct dp_strategy allreduce = {"allreduce", nothing_k, allreduce_reduce, check_params, NULL};
+static const struct dp_strategy allreduce = {.name = "allreduce", .grads_ready = nothing_k, .reduce = allreduce_reduce,
+                                             .updated = dp_check_params};
 
 /* ---- LocalSGD: after the warm-up, parameters averaged every N steps instead ---------------------- */
 static bool localsgd_local(const struct dp *dp, long step) { return step >= dp->o.local_sgd_warm; }
@@ -80,10 +90,10 @@ static enum tipc_status localsgd_reduce(struct dp *dp, struct net *net, long ste
 }
 static enum tipc_status localsgd_updated(struct dp *dp, struct net *net, long step)
 {
-    if (!localsgd_local(dp, step - 1)) return check_params(dp, net, step);
+    if (!localsgd_local(dp, step - 1)) return dp_check_params(dp, net, step);
     if ((step - dp->o.local_sgd_warm) % dp->o.local_sgd_steps != 0) return TIPC_OK; /* ranks differ by design */
     TRY(average(dp, net, net->params, step));
-    return check_params(dp, net, step);
+    return dp_check_params(dp, net, step);
 }
 /* agree before eval and save (the epoch's last average may be steps ago) */
 static enum tipc_status localsgd_epoch_end(struct dp *dp, struct net *net, long step)
@@ -91,8 +101,8 @@ static enum tipc_status localsgd_epoch_end(struct dp *dp, struct net *net, long 
     if (step <= dp->o.local_sgd_warm) return TIPC_OK;
     return collective(dp, net, DP_AVG_BUCKETS, net->params, net->nparams, NULL);
 }
-static const struct dp_strategy localsgd = {"localsgd", nothing_k, localsgd_reduce, localsgd_updated,
-                                            localsgd_epoch_end};
+static const struct dp_strategy localsgd = {.name = "localsgd", .grads_ready = nothing_k, .reduce = localsgd_reduce,
+                                            .updated = localsgd_updated, .epoch_end = localsgd_epoch_end};
 
 /* ---- simulated ranks: W micro-batches, gradients averaged on the host, rank 0's BN statistics --- */
 static enum tipc_status simulated_grads_ready(struct dp *dp, struct net *net, int k)
@@ -116,7 +126,8 @@ static enum tipc_status simulated_reduce(struct dp *dp, struct net *net, long st
     net_from_host(net, net->stats, dp->stats, net->nstats);
     return TIPC_OK;
 }
-static const struct dp_strategy simulated = {"simulated", simulated_grads_ready, simulated_reduce, nothing, NULL};
+static const struct dp_strategy simulated = {.name = "simulated", .grads_ready = simulated_grads_ready,
+                                             .reduce = simulated_reduce, .updated = nothing};
 
 /* ---- choosing, and what happens around the steps ------------------------------------------------ */
 void dp_init(struct dp *dp, const struct dp_opts *o, const struct net *net)
@@ -133,14 +144,27 @@ void dp_init(struct dp *dp, const struct dp_opts *o, const struct net *net)
         dp->stats = xmalloc(sizeof(float) * (net->nstats + 1));
     } else if (!o->comm) {
         dp->s = &single;
+    } else if (o->local_sgd_steps > 0) {
+        dp->s = &localsgd;
     } else {
-        dp->s = o->local_sgd_steps > 0 ? &localsgd : &allreduce;
+        dp->s = dp_overlap_init(dp, net) ? &dp_allreduce_overlap : &allreduce;
     }
+}
+
+void dp_describe(const struct dp *dp, char *buf, size_t n)
+{
+    if (dp->s == &dp_allreduce_overlap)
+        dp_overlap_describe(dp, buf, n);
+    else if (dp->s == &allreduce && dp->o.bucket_bytes)
+        snprintf(buf, n, "blocking allreduce after backward in chunks of %zu MB", dp->o.bucket_bytes >> 20);
+    else
+        snprintf(buf, n, "%s", dp->s == &allreduce ? "one blocking allreduce after backward" : dp->s->name);
 }
 
 void dp_free(struct dp *dp)
 {
     if (!dp) return;
+    dp_overlap_free(dp);
     free(dp->acc);
     free(dp->host);
     free(dp->stats);

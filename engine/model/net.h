@@ -79,6 +79,11 @@ struct net {
     const struct step_inputs *staged; /* set during a staged step (train_step.c): dropout and the
                                          loss's labels come from here, not from the fields above */
     struct train_graph *tg; /* the staged / captured step's slots and graphs, made by its first step */
+    /* called by net_backward once layer i's backward is issued (its parameter gradients are final
+     * on the host backend; on a GPU, final on the backend's stream): the overlapped allreduce
+     * (dp_overlap.c) starts the buckets that became complete. NULL: none. */
+    void (*grads_done)(void *ud, int layer);
+    void *grads_done_ud;
 };
 
 void net_init(struct net *net, struct backend be, int N, int H, int W, int C);

@@ -150,6 +150,7 @@ void net_backward(struct net *net, int n, float label_smoothing)
         }
         case LAYER_KIND_COUNT: BUG("layer kind");
         }
+        if (net->grads_done) net->grads_done(net->grads_done_ud, i);
     }
 }
 

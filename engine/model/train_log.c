@@ -120,12 +120,18 @@ enum tipc_status train_log_window(struct train_log *l, int epoch, int it, long g
                                                top1, "ips", ips)));
 }
 
-enum tipc_status train_log_epoch(struct train_log *l, int epoch, double seconds, long images)
+enum tipc_status train_log_epoch(struct train_log *l, int epoch, double seconds, long images, double comm_exposed_s,
+                                 double comm_busy_s)
 {
+    l->comm_exposed_s += comm_exposed_s;
+    l->comm_busy_s += comm_busy_s;
+    l->train_s += seconds;
     if (l->m.fd < 0) return TIPC_OK;
     return metrics_emit(&l->m, "epoch",
-                        with_rank(l, json_pack("{s:i, s:f, s:I, s:f}", "epoch", epoch, "seconds", seconds, "images",
-                                               (json_int_t)images, "ips", seconds > 0 ? images / seconds : 0.0)));
+                        with_rank(l, json_pack("{s:i, s:f, s:I, s:f, s:f, s:f, s:f}", "epoch", epoch, "seconds", seconds,
+                                               "images", (json_int_t)images, "ips", seconds > 0 ? images / seconds : 0.0,
+                                               "comm_exposed_s", comm_exposed_s, "comm_exposed_share",
+                                               seconds > 0 ? comm_exposed_s / seconds : 0.0, "comm_busy_s", comm_busy_s)));
 }
 
 enum tipc_status train_log_eval(struct train_log *l, int epoch, double top1, double top5)
@@ -133,6 +139,20 @@ enum tipc_status train_log_eval(struct train_log *l, int epoch, double top1, dou
     if (l->m.fd < 0 || l->rank != 0) return TIPC_OK; /* the counts are summed over ranks: one line */
     return metrics_emit(&l->m, "eval", with_rank(l, json_pack("{s:i, s:f, s:f}", "epoch", epoch, "top1", top1,
                                                               "top5", top5)));
+}
+
+double train_log_comm_exposed_share(const struct train_log *l)
+{
+    return l->train_s > 0 ? l->comm_exposed_s / l->train_s : 0.0;
+}
+
+enum tipc_status train_log_end(struct train_log *l)
+{
+    if (l->m.fd < 0) return TIPC_OK;
+    return metrics_emit(&l->m, "train_end",
+                        with_rank(l, json_pack("{s:f, s:f, s:f, s:f}", "train_s", l->train_s, "comm_exposed_s",
+                                               l->comm_exposed_s, "comm_exposed_share", train_log_comm_exposed_share(l),
+                                               "comm_busy_s", l->comm_busy_s)));
 }
 
 void train_log_close(struct train_log *l)

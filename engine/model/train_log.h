@@ -2,7 +2,10 @@
  * Step6 log lines trainer.c prints for TIPC's scrapers:
  *  - progress on stderr (rank 0): a bar redrawn in place on a terminal, or a line every
  *    TRAIN_LOG_LINE_SECONDS and at each epoch end in a pipe, with epoch/step, loss, img/s, ETA;
- *  - metrics (every rank): train_start, train_step per print window, epoch, eval (metrics.h). */
+ *  - metrics (every rank): train_start, train_step per print window, epoch, eval, train_end
+ *    (metrics.h). The exposed communication (the time the steps waited on collectives, not the time
+ *    the allreduces ran) is in each epoch line and, for the whole run, in train_end's
+ *    comm_exposed_share (train_log_comm_exposed_share). */
 #ifndef TIPC_TRAIN_LOG_H
 #define TIPC_TRAIN_LOG_H
 #include <stdbool.h>
@@ -22,6 +25,9 @@ struct train_log {
     double t_step;                  /* when the previous step ended */
     double loss_ema;
     int drawn;                      /* width of the bar on screen (to clear it), 0 if none */
+    /* this run's epochs so far (train_log_epoch): training seconds, seconds waited on
+     * communication (exposed), seconds the gradient allreduces ran */
+    double train_s, comm_exposed_s, comm_busy_s;
 };
 
 /* style from TIPC_PROGRESS ("bar", "lines", "none"; unset: a bar when stderr is a terminal, else
@@ -38,7 +44,15 @@ void train_log_tick(struct train_log *l, int epoch, int it, float loss, double l
 /* After each print window: one train_step line for this rank (loss, top1 in percent: window means). */
 enum tipc_status train_log_window(struct train_log *l, int epoch, int it, long global_step, double loss,
                                   double lr, double top1, double ips);
-enum tipc_status train_log_epoch(struct train_log *l, int epoch, double seconds, long images);
+/* comm_exposed_s: seconds the steps waited on communication (dp.h comm_exposed_seconds);
+ * comm_busy_s: seconds the gradient allreduces ran (dp.h comm_seconds). Both 0 for one process. */
+enum tipc_status train_log_epoch(struct train_log *l, int epoch, double seconds, long images, double comm_exposed_s,
+                                 double comm_busy_s);
+/* After the last epoch: one train_end line for this rank (train_s, comm_exposed_s,
+ * comm_exposed_share, comm_busy_s over this run's epochs). */
+enum tipc_status train_log_end(struct train_log *l);
+/* Share of this run's training time spent waiting on communication (0 before any epoch). */
+double train_log_comm_exposed_share(const struct train_log *l);
 enum tipc_status train_log_eval(struct train_log *l, int epoch, double top1, double top5);
 /* Erase the bar before other output is printed (the next tick draws it again). */
 void train_log_clear(struct train_log *l);

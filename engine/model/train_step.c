@@ -21,6 +21,7 @@ static enum tipc_status eager_step(struct net *net, struct dp *dp, struct train_
         if (k == 0 || !isfinite(loss)) s->loss = loss;
         if (!isfinite(loss)) return TIPC_ENUMERIC;
         net_zero_grad(net);
+        if (dp && dp->s->backward_begin) TRY(dp->s->backward_begin(dp, net, k, s->step));
         net_backward(net, b->n, s->label_smoothing);
         if (k == 0 && s->logits_host)
             net_to_host(net, s->logits_host, net_logits(net), (size_t)b->n * net_num_classes(net));

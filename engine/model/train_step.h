@@ -1,19 +1,20 @@
 /* train_step.h: one optimizer step, named once (llm.c's train loop body):
  *
- *     for each micro-batch k:  forward; loss; zero_grad; backward; strategy->grads_ready(k)
- *     strategy->reduce         (allreduce, simulated ranks' average, or nothing)
+ *     for each micro-batch k:  forward; loss; zero_grad; strategy->backward_begin(k);
+ *                              backward (buckets start as they complete); strategy->grads_ready(k)
+ *     strategy->reduce         (allreduce or the wait for the buckets in flight, simulated ranks'
+ *                              average, or nothing)
  *     update                   (momentum SGD)
  *     strategy->updated        (LocalSGD's parameter average, identity checks)
  *
  * Used by the trainer (trainer.c), `tipc bench train` and tests/unit/test_model.c; the
  * data-parallel strategies are the pieces of dp.h (NULL: one process, one micro-batch).
  *
- * Where the next changes go without reshaping this:
- * - allreduce overlapping backward (bucketed): net_backward gets a hook called as each bucket of
- *   parameter gradients is complete (the walk is in reverse layer order and the gradients are one
- *   contiguous buffer, so buckets complete back to front); the allreduce strategy starts the
- *   bucket's allreduce there, and its reduce() only waits for the outstanding ones. The step's
- *   sequence is unchanged; grads_ready/reduce keep their meaning.
+ * Allreduce overlapping backward (dp_overlap.c): backward_begin installs net->grads_done, which
+ * net_backward calls after each layer (the walk is in reverse layer order and the gradients are
+ * one contiguous buffer, so buckets complete back to front); the strategy starts each complete
+ * bucket there, and its reduce() only waits for the outstanding ones.
+ * Where the next change goes without reshaping this:
  * - AMP: a precision policy in struct train_step (the dtype of each layer's op, chosen by the net
  *   at net_alloc as it chose fusions), a loss scale applied in net_backward's first op and
  *   undone in reduce (after the average, before update), and update skipped (the step returns a

@@ -261,7 +261,8 @@ enum tipc_status train_run(const struct train_opts *o)
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
     mobilenet_v3_small_build(&net, &cfg, N, o->be);
-    struct dp_opts dpo = {.comm = o->comm, .bucket_bytes = o->bucket_bytes, .check_every = o->check_every,
+    struct dp_opts dpo = {.comm = o->comm, .bucket_bytes = o->bucket_bytes, .overlap = o->overlap,
+                          .per_tensor = o->per_tensor, .check_every = o->check_every,
                           .local_sgd_steps = o->local_sgd_steps, .local_sgd_warm = o->local_sgd_warm,
                           .simulate_world = o->test_only ? 0 : o->simulate_world};
     dp_init(&dp, &dpo, &net);
@@ -290,15 +291,20 @@ enum tipc_status train_run(const struct train_opts *o)
         goto out;
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
-        dp.comm_seconds = 0;
+        dp.comm_seconds = dp.comm_exposed_seconds = 0;
         if ((st = train_epoch(o, &net, &dp, &mb, &m, mode)) != TIPC_OK) goto out;
-        if (o->log && (st = train_log_epoch(o->log, m.epoch, now_seconds() - t0,
-                                            (long)mb.tr[0].steps_per_epoch * r->batch_size * o->world)) != TIPC_OK)
+        double secs = now_seconds() - t0;
+        if (o->log && (st = train_log_epoch(o->log, m.epoch, secs, (long)mb.tr[0].steps_per_epoch * r->batch_size * o->world,
+                                            dp.comm_exposed_seconds, dp.comm_seconds)) != TIPC_OK)
             goto out;
-        if (o->comm && o->rank == 0)
-            printf("data parallel: %d ranks (%s), %.1f%% of epoch %d's training time in %s\n", o->world,
-                   comm_backend_name(o->comm), 100.0 * dp.comm_seconds / (now_seconds() - t0), m.epoch,
-                   o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce");
+        if (o->comm && o->rank == 0) {
+            char how[160];
+            dp_describe(&dp, how, sizeof how);
+            printf("data parallel: %d ranks (%s), epoch %d: %.1f%% of the training time waiting on communication "
+                   "(exposed), %.1f%% in %s; %s\n", o->world, comm_backend_name(o->comm), m.epoch,
+                   100.0 * dp.comm_exposed_seconds / secs, 100.0 * dp.comm_seconds / secs,
+                   o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce", how);
+        }
         m.epoch++;
         if ((st = dp_epoch_end(&dp, &net, (long)m.step)) != TIPC_OK) goto out;
         bool best = false;
@@ -313,6 +319,7 @@ enum tipc_status train_run(const struct train_opts *o)
         if (o->rank == 0) printf("saved '%s/epoch_%d.ckpt' and latest.ckpt\n", r->output_dir, m.epoch);
         fflush(stdout);
     }
+    if (o->log) st = train_log_end(o->log);
 out:
     dp_free(&dp);
     net_free(&net);

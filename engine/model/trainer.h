@@ -34,6 +34,8 @@ struct train_opts {
     int local_rank;           /* rank within this node (checkpoint writer when 0) */
     struct comm *comm;        /* collectives (engine/dist/comm.h); NULL when world == 1 */
     size_t bucket_bytes;      /* gradient allreduce bucket (0: one call) */
+    bool overlap;             /* buckets reduced while backward runs (dp.h "overlap") */
+    bool per_tensor;          /* one bucket per parameter tensor */
     long check_every;         /* parameter identity check period in steps (0: epoch ends only) */
     int local_sgd_steps;      /* LocalSGD: 0 off; else average parameters (not gradients) every N steps */
     int local_sgd_warm;       /* LocalSGD: plain gradient allreduce for the first N global steps */

@@ -26,6 +26,41 @@ for part in params stats; do
     $DIFF sim/latest.ckpt dp/latest.ckpt $part 1e-4 >diff.$part.out || fail "simulation vs rank 0 ($part): $(cat diff.$part.out)"
     echo "simulate-world 2 vs 2 ranks, $(cat diff.$part.out)"
 done
+# The same with the allreduce overlapping backward in several buckets (1 MB: about 6, started by
+# net_backward's hook on the communication thread), one bucket per tensor, and the blocking
+# allreduce: every bucket is the same element-wise average, so all three equal the simulation
+# bit for bit (relative tolerance 0).
+for v in "mb1:-o Distributed.fuse_grad_size_in_MB=1" "tensor:-o Distributed.fuse_all_reduce_ops=false" \
+         "blocking:-o Distributed.overlap_allreduce=false -o Distributed.fuse_grad_size_in_MB=1"; do
+    name=${v%%:*}
+    # shellcheck disable=SC2086
+    TIPC_METRICS=$PWD/$name.jsonl "$TIPC" launch --job_id="$JOB$name" --nproc_per_node=2 --log_dir=l$name train $RECIPE ${v#*:} --batch-size 4 \
+        --output-dir $name >$name.out 2>&1 || fail "2-rank launch ($name): exit $?"
+    for part in params stats; do
+        $DIFF sim/latest.ckpt $name/latest.ckpt $part 0 >diff.$name.out || fail "simulation vs $name ($part): $(cat diff.$name.out)"
+    done
+    echo "simulate-world 2 vs 2 ranks ($name): bit for bit"
+done
+grep -Eq '^\[0:0\] data parallel: 2 ranks \(gloo\), .*; ([4-9]|[1-9][0-9]) buckets \(fuse_grad_size_in_MB, largest [0-9.]+ MB\) overlapping backward on a communication thread' mb1.out ||
+    fail "1 MB buckets: not several buckets overlapping backward: $(grep 'data parallel' mb1.out)"
+grep -Eq '; [0-9]{2,} buckets \(one per tensor' tensor.out || fail "per-tensor: $(grep 'data parallel' tensor.out)"
+grep -q '; blocking allreduce after backward' blocking.out || fail "blocking: $(grep 'data parallel' blocking.out)"
+# the exposed communication (time waited, not time the allreduce ran) is in every rank's metrics
+for name in mb1 blocking; do
+    python3 - $name.jsonl <<'PY' || fail "$name: exposed communication missing from the metrics"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+ep = [e for e in ev if e["event"] == "epoch"]
+end = [e for e in ev if e["event"] == "train_end"]
+assert sorted(e["rank"] for e in ep) == [0, 1] and sorted(e["rank"] for e in end) == [0, 1], ev
+for e in ep:
+    assert 0 <= e["comm_exposed_s"] <= e["seconds"] and e["comm_busy_s"] > 0, e
+    assert abs(e["comm_exposed_share"] - e["comm_exposed_s"] / e["seconds"]) < 1e-6, e
+for e in end:
+    assert 0 <= e["comm_exposed_share"] <= 1 and e["train_s"] > 0, e
+PY
+done
+
 # the log lines (loss, top-1 of rank 0's micro-batches) agree too
 cmp -s <(grep -o 'Epoch 0, iter: 9\].*loss: [0-9.]*' sim.out) <(grep -o 'Epoch 0, iter: 9\].*loss: [0-9.]*' dp.out) ||
     fail "step-10 log lines differ"

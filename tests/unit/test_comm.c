@@ -7,27 +7,7 @@
  * the e2e tests use it as their real collective program. */
 #include "testutil.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <time.h>
-
-#include "../../engine/dist/comm.h"
-#include "../../runner/rendezvous.h"
-#include "../../core/time.h"
-
-/* The collectives' knobs as `tipc train` passes them: its options --comm-backend, --comm-timeout,
- * --watchdog, --comm-hierarchical default to these variables, which the scenarios set. */
-static enum tipc_status init_comm(struct comm **c)
-{
-    const char *t = getenv("TIPC_COMM_TIMEOUT"), *w = getenv("TIPC_WATCHDOG");
-    struct comm_opts o = {.backend = getenv("TIPC_COMM_BACKEND"),
-                          .timeout_s = t ? (int)strtol(t, NULL, 10) : 0,
-                          .watchdog_s = w ? (int)strtol(w, NULL, 10) : 0,
-                          .hierarchical = getenv("TIPC_COMM_HIERARCHICAL") != NULL};
-    return comm_init_from_env(c, &o);
-}
-
-#define FAILF(...) do { fprintf(stderr, "rank %d: ", rank); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
+#include "comm_world.h"
 
 /* ---- scenarios (run in a rank process; return its exit code) ---------------------------------- */
 static int check_allreduce(struct comm *c, size_t n, enum comm_redop op)
@@ -221,75 +201,6 @@ static int run_scenario(const char *name)
     if (!strcmp(name, "watchdog")) return scenario_watchdog();
     fprintf(stderr, "test_comm: unknown scenario '%s'\n", name);
     return 2;
-}
-
-/* ---- harness: a server here, N forked ranks -------------------------------------------------- */
-static void child(int rank, int world, int rfd, const char *scenario, const char *token)
-{
-    int port = 0;
-    if (read(rfd, &port, sizeof port) != sizeof port) _exit(99);
-    char v[32];
-    snprintf(v, sizeof v, "%d", rank), setenv("RANK", v, 1);
-    snprintf(v, sizeof v, "%d", world), setenv("WORLD_SIZE", v, 1);
-    snprintf(v, sizeof v, "%d", port), setenv("MASTER_PORT", v, 1);
-    setenv("MASTER_ADDR", "127.0.0.1", 1);
-    setenv("TIPC_NODE_IP", "127.0.0.1", 1);
-    setenv("TIPC_JOB_ID", "unit", 1);
-    setenv("TIPC_JOB_TOKEN", token, 1);
-    setenv("TIPC_COMM_TIMEOUT", "20", 1);
-    const char *lw = getenv("LOCAL_WORLD_SIZE");
-    int L = lw ? (int)strtol(lw, NULL, 10) : 1;
-    if (L < 1) L = 1;
-    snprintf(v, sizeof v, "%d", rank % L), setenv("LOCAL_RANK", v, 1);
-    snprintf(v, sizeof v, "%d", rank / L), setenv("TIPC_NODE_RANK", v, 1);
-    fflush(stdout);
-    int rc = run_scenario(scenario);
-    fflush(stdout);
-    fflush(stderr);
-    _exit(rc);
-}
-
-/* Run `scenario` on `world` ranks; codes[r] = exit code of rank r (signals as 128+N). */
-static char *last_notice;   /* the job's failure notice after run_world, if any (owned) */
-
-static void run_world(int world, const char *scenario, const char *child_token, int *codes, double *secs)
-{
-    pid_t pids[8];
-    int fds[8];
-    for (int r = 0; r < world; r++) {
-        int p[2];
-        assert_int_equal(pipe(p), 0);
-        fflush(stdout), fflush(stderr);
-        pids[r] = fork();
-        if (pids[r] == 0) {
-            close(p[1]);
-            child(r, world, p[0], scenario, child_token);
-        }
-        close(p[0]);
-        fds[r] = p[1];
-    }
-    struct rdzv_server *S = NULL;
-    assert_int_equal(rdzv_server_start(&S, "127.0.0.1", 0, "unit", "tok"), TIPC_OK);
-    int port = rdzv_server_port(S);
-    double t0 = now_seconds();
-    for (int r = 0; r < world; r++) {
-        assert_int_equal(write(fds[r], &port, sizeof port), sizeof port);
-        close(fds[r]);
-    }
-    for (int r = 0; r < world; r++) {
-        int st = 0;
-        waitpid(pids[r], &st, 0);
-        codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    }
-    *secs = now_seconds() - t0;
-    free(last_notice);
-    last_notice = NULL;
-    struct rdzv_client cl;
-    bool found = false;
-    rdzv_client_init(&cl, "127.0.0.1", port, "unit", "tok", "test");
-    rdzv_get(&cl, "fail", 0, false, &found, &last_notice, NULL);
-    rdzv_client_free(&cl);
-    rdzv_server_stop(S);
 }
 
 static void test_collectives_exact(int world)

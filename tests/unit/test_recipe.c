@@ -28,6 +28,12 @@ static void test_repo_recipe_loads(void **state)
     assert_int_equal(r.lr_name, LR_PIECEWISE);
     assert_int_equal(recipe_override(&r, "Arch.class_num=10"), TIPC_OK);
     assert_int_equal(r.num_classes, 10);
+    /* the gradient buckets: 1 MB, overlapping backward; both switches can be turned off */
+    assert_int_equal(r.fuse_grad_size_in_MB, 1);
+    assert_true(r.fuse_all_reduce_ops && r.overlap_allreduce);
+    assert_int_equal(recipe_override(&r, "Distributed.fuse_all_reduce_ops=false"), TIPC_OK);
+    assert_int_equal(recipe_override(&r, "Distributed.overlap_allreduce=false"), TIPC_OK);
+    assert_false(r.fuse_all_reduce_ops || r.overlap_allreduce);
 }
 
 static void expect_error(const char *yaml, const char *want)

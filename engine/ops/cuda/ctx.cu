@@ -165,6 +165,7 @@ extern "C" void cuda_download(struct backend_ctx *cx, float *host, const float *
     CUDA_CHECK(cudaStreamSynchronize(cx->stream));
 }
 extern "C" void cuda_sync(struct backend_ctx *cx) { CUDA_CHECK(cudaStreamSynchronize(cx->stream)); }
+extern "C" void *cuda_ctx_stream(struct backend_ctx *cx) { return cx->stream; }
 
 extern "C" void cuda_graph_begin(struct backend_ctx *cx)
 {

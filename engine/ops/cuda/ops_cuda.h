@@ -26,6 +26,8 @@ struct stage_part; /* backend/backend.h */
  * TIPC_ENOTBUILT with a message saying why (the GPU path is not available here). */
 enum tipc_status cuda_ctx_create(struct backend_ctx **out, int device, bool tf32, bool cudnn_find);
 void cuda_ctx_free(struct backend_ctx *cx);
+/* cx's stream (a cudaStream_t) */
+void *cuda_ctx_stream(struct backend_ctx *cx);
 /* Number of usable devices; 0 with *why set (static string) when there is none. */
 int cuda_device_count(const char **why);
 /* "NVIDIA H100 80GB HBM3, sm_90, 132 SMs" */
