@@ -156,14 +156,14 @@ build/san/tipc: build/san/runner/main.o build/san/libtipc.a
 	@printf '  %-6s %s\n' LINK $@
 	$(Q)$(CXX) $(SAN) -o $@ $< build/san/libtipc.a $(LIBS)
 
-build/san/tests/%: tests/unit/%.c tests/unit/testutil.h build/san/libtipc.a build/flags
+build/san/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/san/libtipc.a build/flags
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' TEST $@
 	$(Q)$(CC) $(SAN_CFLAGS) -Wno-unused-parameter -o $@ $< build/san/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
 
 # A unit test without sanitizers (e.g. for a GPU machine that lacks the sanitizer runtime:
 # scripts/gpu/bundle.sh builds build/rel/tests/test_cuda_ops).
-build/rel/tests/%: tests/unit/%.c tests/unit/testutil.h build/rel/libtipc.a build/flags
+build/rel/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/rel/libtipc.a build/flags
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' TEST $@
 	$(Q)$(CC) $(REL_CFLAGS) -Wno-unused-parameter -o $@ $< build/rel/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++

@@ -19,6 +19,7 @@ const struct backend_ops backend_cuda_ops = {
     .sync = cuda_sync,
     .conv2d_forward = conv2d_forward_cuda, .conv2d_backward = conv2d_backward_cuda,
     .batchnorm_forward = batchnorm_forward_cuda, .batchnorm_backward = batchnorm_backward_cuda,
+    .batchnorm_act_forward = batchnorm_act_forward_cuda, .batchnorm_act_backward = batchnorm_act_backward_cuda,
     .act_forward = act_forward_cuda, .act_backward = act_backward_cuda,
     .bias_act_forward = bias_act_forward_cuda, .softmax_forward = softmax_forward_cuda,
     .normalize_u8 = normalize_u8_cuda, .add_forward = add_forward_cuda, .add_backward = add_backward_cuda,

@@ -1,55 +1,77 @@
 /* act.cu: activations, the CUDA twins of ops/cpu/act.c: ReLU / hardswish / hardsigmoid
  * (forward, backward, and the inference bias+activation epilogue). Same formulas and kinks as
- * the CPU. Grid-stride loops (LAUNCH1). Not here: BN (bn.cu). */
+ * the CPU (elementwise.cuh). float4 loads/stores when the buffers are 16-byte aligned (bias_act:
+ * and C % 4 == 0), scalar tails. Not here: BN + activation (bn.cu). */
 #include <string.h>
 
-#include "cuda_common.cuh"
+#include "elementwise.cuh"
 
-__device__ __forceinline__ float relu6f(float x) { return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x); }
-
-template <int KIND> __device__ __forceinline__ float act_f(float x)
-{
-    if (KIND == ACT_RELU) return x > 0.0f ? x : 0.0f;
-    if (KIND == ACT_HARDSWISH) return x * relu6f(x + 3.0f) * (1.0f / 6.0f);
-    if (KIND == ACT_HARDSIGMOID) return relu6f(x + 3.0f) * (1.0f / 6.0f);
-    return x;
-}
-/* d act / d x times g, at the forward input x (PyTorch's choices at the kinks) */
-template <int KIND> __device__ __forceinline__ float act_df(float x, float g)
-{
-    if (KIND == ACT_RELU) return x > 0.0f ? g : 0.0f;
-    if (KIND == ACT_HARDSWISH) return x < -3.0f ? 0.0f : (x <= 3.0f ? g * (x * (1.0f / 3.0f) + 0.5f) : g);
-    if (KIND == ACT_HARDSIGMOID) return (x > -3.0f && x < 3.0f) ? g * (1.0f / 6.0f) : 0.0f;
-    return g;
-}
-
-template <int KIND> __global__ void act_forward_kernel(float *out, const float *in, size_t n)
-{
-    GRID_STRIDE(i, n) out[i] = act_f<KIND>(in[i]);
-}
-template <int KIND> __global__ void act_backward_kernel(float *din, const float *dout, const float *in, size_t n, int acc)
-{
-    GRID_STRIDE(i, n) {
-        float v = act_df<KIND>(in[i], dout[i]);
-        din[i] = acc ? din[i] + v : v;
+template <int K> struct act_fwd {
+    float *out;
+    const float *in;
+    __device__ void one(unsigned i) const { out[i] = act_f<K>(in[i]); }
+    __device__ void vec4(unsigned j) const
+    {
+        float4 v = ld4(in, j);
+        st4(out, j, make_float4(act_f<K>(v.x), act_f<K>(v.y), act_f<K>(v.z), act_f<K>(v.w)));
     }
-}
-template <int KIND> __global__ void bias_act_kernel(float *y, const float *b, size_t n, int C)
-{
-    GRID_STRIDE(i, n) y[i] = act_f<KIND>(y[i] + b[i % (unsigned)C]);
-}
+};
+
+template <int K, int ACC> struct act_bwd {
+    float *din;
+    const float *dout, *in;
+    __device__ void one(unsigned i) const
+    {
+        float v = act_df<K>(in[i], dout[i]);
+        din[i] = ACC ? din[i] + v : v;
+    }
+    __device__ void vec4(unsigned j) const
+    {
+        float4 x = ld4(in, j), g = ld4(dout, j);
+        float4 v = make_float4(act_df<K>(x.x, g.x), act_df<K>(x.y, g.y), act_df<K>(x.z, g.z), act_df<K>(x.w, g.w));
+        if (ACC) {
+            float4 d = ld4(din, j);
+            v = make_float4(d.x + v.x, d.y + v.y, d.z + v.z, d.w + v.w);
+        }
+        st4(din, j, v);
+    }
+};
+
+/* y[m, c] = act(y[m, c] + b[c]); vec4 needs C % 4 == 0 (the four share a row) */
+template <int K> struct bias_act {
+    float *y;
+    const float *b;
+    unsigned C;
+    __device__ void one(unsigned i) const { y[i] = act_f<K>(y[i] + b[i % C]); }
+    __device__ void vec4(unsigned j) const
+    {
+        float4 v = ld4(y, j), bb = ld4(b, (j * 4 % C) / 4);
+        st4(y, j, make_float4(act_f<K>(v.x + bb.x), act_f<K>(v.y + bb.y), act_f<K>(v.z + bb.z), act_f<K>(v.w + bb.w)));
+    }
+};
 
 extern "C" void act_forward_cuda(struct backend_ctx *cx, float *out, const float *in, size_t n, enum act_kind k)
 {
     if (!n) return;
+    bool vec = aligned16(out) && aligned16(in);
     switch (k) {
     case ACT_NONE:
         if (out != in) CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, cx->stream));
         break;
-    case ACT_RELU: LAUNCH1(act_forward_kernel<ACT_RELU>, n, out, in, n); break;
-    case ACT_HARDSWISH: LAUNCH1(act_forward_kernel<ACT_HARDSWISH>, n, out, in, n); break;
-    case ACT_HARDSIGMOID: LAUNCH1(act_forward_kernel<ACT_HARDSIGMOID>, n, out, in, n); break;
+    case ACT_RELU: ew_launch(cx, act_fwd<ACT_RELU>{out, in}, n, vec); break;
+    case ACT_HARDSWISH: ew_launch(cx, act_fwd<ACT_HARDSWISH>{out, in}, n, vec); break;
+    case ACT_HARDSIGMOID: ew_launch(cx, act_fwd<ACT_HARDSIGMOID>{out, in}, n, vec); break;
     }
+}
+
+template <int K> static void act_bwd_launch(struct backend_ctx *cx, float *din, const float *dout, const float *in,
+                                            size_t n, int acc)
+{
+    bool vec = aligned16(din) && aligned16(dout) && aligned16(in);
+    if (acc)
+        ew_launch(cx, act_bwd<K, 1>{din, dout, in}, n, vec);
+    else
+        ew_launch(cx, act_bwd<K, 0>{din, dout, in}, n, vec);
 }
 
 extern "C" void act_backward_cuda(struct backend_ctx *cx, float *din, const float *dout, const float *in, size_t n,
@@ -57,10 +79,10 @@ extern "C" void act_backward_cuda(struct backend_ctx *cx, float *din, const floa
 {
     if (!n || !din) return;
     switch (k) {
-    case ACT_NONE: LAUNCH1(act_backward_kernel<ACT_NONE>, n, din, dout, in, n, acc); break;
-    case ACT_RELU: LAUNCH1(act_backward_kernel<ACT_RELU>, n, din, dout, in, n, acc); break;
-    case ACT_HARDSWISH: LAUNCH1(act_backward_kernel<ACT_HARDSWISH>, n, din, dout, in, n, acc); break;
-    case ACT_HARDSIGMOID: LAUNCH1(act_backward_kernel<ACT_HARDSIGMOID>, n, din, dout, in, n, acc); break;
+    case ACT_NONE: act_bwd_launch<ACT_NONE>(cx, din, dout, in, n, acc); break;
+    case ACT_RELU: act_bwd_launch<ACT_RELU>(cx, din, dout, in, n, acc); break;
+    case ACT_HARDSWISH: act_bwd_launch<ACT_HARDSWISH>(cx, din, dout, in, n, acc); break;
+    case ACT_HARDSIGMOID: act_bwd_launch<ACT_HARDSIGMOID>(cx, din, dout, in, n, acc); break;
     }
 }
 
@@ -68,10 +90,12 @@ extern "C" void bias_act_forward_cuda(struct backend_ctx *cx, float *y, const fl
 {
     size_t n = M * (size_t)C;
     if (!n) return;
+    bool vec = C % 4 == 0 && aligned16(y) && aligned16(b);
+    unsigned c = (unsigned)C;
     switch (k) {
-    case ACT_NONE: LAUNCH1(bias_act_kernel<ACT_NONE>, n, y, b, n, C); break;
-    case ACT_RELU: LAUNCH1(bias_act_kernel<ACT_RELU>, n, y, b, n, C); break;
-    case ACT_HARDSWISH: LAUNCH1(bias_act_kernel<ACT_HARDSWISH>, n, y, b, n, C); break;
-    case ACT_HARDSIGMOID: LAUNCH1(bias_act_kernel<ACT_HARDSIGMOID>, n, y, b, n, C); break;
+    case ACT_NONE: ew_launch(cx, bias_act<ACT_NONE>{y, b, c}, n, vec); break;
+    case ACT_RELU: ew_launch(cx, bias_act<ACT_RELU>{y, b, c}, n, vec); break;
+    case ACT_HARDSWISH: ew_launch(cx, bias_act<ACT_HARDSWISH>{y, b, c}, n, vec); break;
+    case ACT_HARDSIGMOID: ew_launch(cx, bias_act<ACT_HARDSIGMOID>{y, b, c}, n, vec); break;
     }
 }

@@ -63,6 +63,8 @@ conv2d_forward_fn conv2d_forward_cuda;   /* scratch unused: the workspace is cx'
 conv2d_backward_fn conv2d_backward_cuda;
 batchnorm_forward_fn batchnorm_forward_cuda;
 batchnorm_backward_fn batchnorm_backward_cuda;
+batchnorm_act_forward_fn batchnorm_act_forward_cuda;
+batchnorm_act_backward_fn batchnorm_act_backward_cuda;
 act_forward_fn act_forward_cuda;
 act_backward_fn act_backward_cuda;
 bias_act_forward_fn bias_act_forward_cuda;

@@ -2,17 +2,27 @@
  * activations. The gate gradient (a per-image channel reduction) uses one block per (32
  * channels, image): 8 lanes stride over the pixels and are added in shared memory in a fixed
  * order (deterministic, no atomics). Not here: SE's pooling (pool.cu) and 1x1 convs (linear.cu). */
-#include "cuda_common.cuh"
+#include "elementwise.cuh"
 
 #define LANES 8
 
-__global__ void scale_forward_kernel(float *out, const float *x, const float *g, size_t n, int P, int C)
-{
-    GRID_STRIDE(i, n) {
-        unsigned c = i % (unsigned)C, b = i / ((unsigned)P * (unsigned)C);
+/* out[b, p, c] = x * g[b, c]; vec4 needs C % 4 == 0 (the four share an image and a row) */
+struct scale_fwd {
+    float *out;
+    const float *x, *g;
+    unsigned P, C;
+    __device__ void one(unsigned i) const
+    {
+        unsigned c = i % C, b = i / (P * C);
         out[i] = x[i] * g[(size_t)b * C + c];
     }
-}
+    __device__ void vec4(unsigned j) const
+    {
+        unsigned i = j * 4, c = i % C, b = i / (P * C);
+        float4 v = ld4(x, j), s = ld4(g + (size_t)b * C + c, 0);
+        st4(out, j, make_float4(v.x * s.x, v.y * s.y, v.z * s.z, v.w * s.w));
+    }
+};
 
 /* grid (C tiles, N), block (32, LANES): dg[b, c] (+)= sum_p dout*x; dx = dout*g[b, c] (or +=) */
 __global__ void scale_backward_kernel(float *dx, float *dg, const float *dout, const float *x, const float *g, int P,
@@ -42,9 +52,8 @@ __global__ void scale_backward_kernel(float *dx, float *dg, const float *dout, c
 extern "C" void scale_forward_cuda(struct backend_ctx *cx, float *out, const float *x, const float *g, int N, int P, int C)
 {
     size_t n = (size_t)N * P * C;
-    if (!n) return;
-    scale_forward_kernel<<<grid_for(n, 256, cx), 256, 0, cx->stream>>>(out, x, g, n, P, C);
-    LAUNCH_CHECK();
+    bool vec = C % 4 == 0 && aligned16(out) && aligned16(x) && aligned16(g);
+    ew_launch(cx, scale_fwd{out, x, g, (unsigned)P, (unsigned)C}, n, vec);
 }
 
 extern "C" void scale_backward_cuda(struct backend_ctx *cx, float *dx, float *dg, const float *dout, const float *x,
