@@ -65,15 +65,31 @@ commit=$(cat "$GB/COMMIT" 2>/dev/null || git -C "$ROOT" rev-parse HEAD 2>/dev/nu
         echo "nvidia-smi: not found"
     fi
     command -v nvcc >/dev/null && nvcc --version | tail -2
-    echo "libraries tipc loads (LD_LIBRARY_PATH):"
-    for d in ${LD_LIBRARY_PATH//:/ }; do
-        ls "$d" 2>/dev/null | grep -E '^lib(cudart|cublas|cublasLt|cudnn|nccl)\.so\.[0-9]+\.[0-9]' | sed "s|^|  $d/|"
+    echo "NVIDIA libraries tipc loads (first on LD_LIBRARY_PATH), with the versions they report:"
+    for lib in libcudart.so.13 libcublas.so.13 libcudnn.so.9 libnccl.so.2; do
+        for d in ${LD_LIBRARY_PATH//:/ }; do
+            [ -e "$d/$lib" ] || continue
+            f=$(readlink -f "$d/$lib")
+            v=$(python3 -c '
+import ctypes, sys
+l, name = ctypes.CDLL(sys.argv[1]), sys.argv[2]
+v = ctypes.c_int()
+if name.startswith("libcudart"):
+    l.cudaRuntimeGetVersion(ctypes.byref(v)); r = v.value; l.cudaDriverGetVersion(ctypes.byref(v))
+    print("runtime", r, "driver API", v.value)
+elif name.startswith("libcudnn"): print("cudnnGetVersion", l.cudnnGetVersion())
+elif name.startswith("libnccl"): l.ncclGetVersion(ctypes.byref(v)); print("ncclGetVersion", v.value)
+' "$f" "$lib" 2>/dev/null)
+            echo "  $f ${v:-}"
+            break
+        done
     done
     python3 -c 'import torch, torchvision; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn",
         torch.backends.cudnn.version(), "nccl", torch.cuda.nccl.version() if torch.cuda.is_available() else "-",
         "torchvision", torchvision.__version__)' 2>&1 | tail -1
 } >"$OUT/env.txt" 2>&1
-note "verify: commit $commit, $(grep -m1 -A1 '^name' "$OUT/env.txt" | tail -1)"
+gpu=$(grep -m1 -A1 '^name' "$OUT/env.txt" | tail -1)
+note "verify: commit $commit, ${gpu:-no nvidia-smi}"
 
 status=0
 # ---- tests --------------------------------------------------------------------------------------
