@@ -70,6 +70,9 @@ if [ $rc -eq 0 ]; then
     # 1 MB buckets enqueued on NCCL's stream during backward; the epoch-end identity check passed
     grep -q 'buckets (fuse_grad_size_in_MB, .*) overlapping backward on a communication stream' "$W/nc.log" ||
         fail "nccl: the buckets did not overlap backward on the stream: $(grep 'data parallel' "$W/nc.log")"
+    # and with them the whole step, allreduce included, is captured and replayed (train_step.h)
+    grep -q '^training step: CUDA Graph (.*gradient buckets' "$W/nc.log" ||
+        fail "nccl: the step with the overlapped buckets was not captured: $(grep 'training step' "$W/nc.log")"
     echo "note: NCCL ran two ranks on one GPU"
 else
     [ $rc -eq 4 ] || { cat "$W/nc.log" nl/workerlog.*; fail "nccl, two ranks on one GPU: exit $rc, want 0 or 4"; }
