@@ -3,7 +3,7 @@
 # the reason tipc gives): `tipc train --device gpu` for 2 epochs on the built-in synthetic data
 # ends near the CPU run's loss (same seed, fp32 both, so only summation order differs), repeats
 # bit for bit for a seed, equals its eager run (--cuda-graph off) bit for bit, and
-# `tipc infer --use-gpu True` of the exported model agrees with the CPU's. The AMP config (train_amp_infer.txt) is not run: the engine has no AMP yet.
+# `tipc infer --use-gpu True` of the exported model agrees with the CPU's. GPU AMP (bf16/fp16) is not run here: its ops are checked against the CPU reference in test_cuda_* (see docs/engine.md).
 set -u
 . "$ROOT/tests/e2e/lib.sh"
 T=${TIPC_REL:?}
