@@ -21,6 +21,7 @@
 #include "../engine/model/mobilenet_v3.h"
 #include "../engine/model/train_graph.h"
 #include "../engine/model/train_step.h"
+#include "../engine/model/amp.h"
 #include "bench_scaling.h"
 #include "../core/banned.h"
 
@@ -33,7 +34,7 @@ static const char about[] =
     "          the table also as scaling.{json,md,svg} in --output. --netns: one rank per network\n"
     "          namespace joined by a bridge, links shaped by --link-delay / --link-rate (tc)\n";
 static const char footer[] =
-    "--device gpu runs fp32 on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
+    "--device gpu runs on CUDA device TIPC_DEVICE / LOCAL_RANK (default 0); each step ends with a\n"
     "device sync, so the times are of the work, not of its launch, except train's CUDA Graph mode,\n"
     "where the next step's inputs are staged while the GPU runs the step (the host is held back by\n"
     "the two input slots, so a step's time is still the GPU's) and the device syncs at the end.\n"
@@ -46,7 +47,8 @@ static const char footer[] =
     "(infer: the op-by-op schedule on the CPU), TIPC_CUDA_TF32=1, TIPC_CUDNN_FIND=1 (see tipc help train).\n";
 
 struct bench_opts {
-    const char *model, *device, *result_dir;
+    const char *model, *device, *result_dir, *precision;
+    struct amp_policy amp;
     int batch, res, steps, warmup, threads, classes, bucket_mb;
     bool graph, graph_seen;
     struct backend be;
@@ -75,7 +77,7 @@ static enum tipc_status bench_train(struct bench_opts *o)
 {
     struct net net;
     struct mbv3_config cfg = MBV3_CONFIG_DEFAULT;
-    cfg.num_classes = o->classes, cfg.resolution = o->res;
+    cfg.num_classes = o->classes, cfg.resolution = o->res, cfg.amp = o->amp;
     mobilenet_v3_small_build(&net, &cfg, o->batch, o->be);
     net_init_params(&net, 1);
     struct dp dp = {0};
@@ -194,6 +196,8 @@ int cmd_bench(int argc, char **argv)
         {"--threads", NULL, OPT_INT, &o.threads, NULL, 0, 1024, "T", "CPU threads (per rank; default: all cores)", NULL, NULL},
         {"--num-classes", NULL, OPT_INT, &o.classes, NULL, 1, 100000, "K", "classes (default 1000)", NULL, NULL},
         {"--device", NULL, OPT_STR, &o.device, NULL, 0, 0, "cpu|gpu", "where to run (default cpu)", NULL, NULL},
+        {"--precision", NULL, OPT_STR, &o.precision, NULL, 0, 0, "fp32|bf16|fp16",
+         "train: mixed precision as tipc train --precision (default fp32)", NULL, NULL},
         {"--cuda-graph", NULL, OPT_FN, &o.graph, &o.graph_seen, 0, 0, "on|off",
          "train (default on): the whole step replayed from a CUDA Graph where it can\n"
          "be (gpu; the '# training step:' line says which ran); infer (default off;\n"
@@ -250,9 +254,18 @@ int cmd_bench(int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "bench: --netns, --link-delay and --link-rate are for 'bench scaling'");
     if (world > 1 && strcmp(what, "train"))
         return error_msg(TIPC_EUSAGE, "bench: only 'train' runs under tipc launch with WORLD_SIZE > 1");
+    bool gpu = !strcmp(o.device, "gpu") || !strcmp(o.device, "cuda");
+    TRY(amp_policy_resolve(&o.amp, "bench", o.precision, NULL, NULL, gpu));
+    if (o.amp.prec != PREC_FP32 && strcmp(what, "train"))
+        return error_msg(TIPC_EUSAGE, "bench: --precision is for 'bench train' (inference: tipc infer --precision)");
     backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
     backend_cpu_set_threads(o.threads);
     TRY(backend_open(&o.be, o.device, 0, &eng));
+    enum tipc_status ast = amp_policy_check(&o.amp, &o.be, "bench");
+    if (ast != TIPC_OK) {
+        backend_close(&o.be);
+        return ast;
+    }
     bool infer = !strcmp(what, "infer");
     if (!o.graph_seen) o.graph = !infer;
     if (infer && o.graph && (!backend_has_graphs(&o.be) || o.warmup < 2)) {
@@ -265,9 +278,9 @@ int cmd_bench(int argc, char **argv)
         return st;
     }
     if (rank == 0)
-        printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d device=%s%s ranks=%d\n", what,
-               o.model, o.batch, o.res, o.steps, o.warmup, o.threads, o.device, infer && o.graph ? " cuda-graph" : "",
-               world);
+        printf("# tipc bench %s %s batch=%d resolution=%d steps=%d warmup=%d threads=%d device=%s precision=%s%s "
+               "ranks=%d\n", what, o.model, o.batch, o.res, o.steps, o.warmup, o.threads, o.device,
+               precision_name(o.amp.prec), infer && o.graph ? " cuda-graph" : "", world);
     fflush(stdout); /* under tipc launch stdout is a pipe: say at once that the ranks run */
     g_steps = xcalloc((size_t)o.steps, sizeof(double));
     st = !strcmp(what, "train") ? bench_train(&o) : bench_infer(&o);

@@ -36,7 +36,8 @@ static const char footer[] =
     "allows TF32 tensor cores on the GPU.\n";
 
 struct infer_flags {
-    const char *model_dir, *img_path, *in_raw, *out_raw, *device;
+    const char *model_dir, *img_path, *in_raw, *out_raw, *device, *precision;
+    enum precision prec;
     int batch, threads, resize, crop, warmup, topk, max_batch;
     bool use_gpu, benchmark;
 };
@@ -147,7 +148,7 @@ static void autolog_report(const struct infer_flags *f, int n_images, const doub
     autolog_line(" cpu_math_library_num_threads: %d", f->threads);
     autolog_line("----------------------- Model info ----------------------");
     autolog_line(" model_name: classification");
-    autolog_line(" precision: fp32");
+    autolog_line(" precision: %s", precision_name(f->prec));
     autolog_line("----------------------- Data info -----------------------");
     autolog_line(" batch_size: %d", f->batch);
     autolog_line(" input_shape: dynamic");
@@ -188,6 +189,7 @@ static enum tipc_status run_raw(const struct infer_flags *f, const char *model_p
     }
     infer_free(&m);
     TRY(infer_load(&m, model_path, N, be));
+    infer_set_precision(&m, f->prec);
     float *x = xmalloc(per * N * sizeof(float)), *nhwc = xmalloc(per * N * sizeof(float));
     float *res = xmalloc(2 * (size_t)N * K * sizeof(float)); /* probs then logits */
     bool ok = fread(x, sizeof(float), per * N, in) == per * N;
@@ -215,6 +217,7 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
     TRY(list_images(f->img_path, &paths, &n));
     struct infer_model m;
     enum tipc_status st = infer_load(&m, model_path, f->batch, be);
+    if (st == TIPC_OK) infer_set_precision(&m, f->prec);
     int R = st == TIPC_OK ? m.slots[0].H : 0, crop = f->crop ? f->crop : R;
     int resize = f->resize ? f->resize : (crop * 256 + 112) / 224;
     if (st == TIPC_OK && crop != R)
@@ -291,6 +294,8 @@ int cmd_infer(int argc, char **argv)
         {"--resize-size", NULL, OPT_INT, &f.resize, NULL, 0, 4096, "N", "resize the short side to N first (default: crop x 256/224)", NULL, NULL},
         {"--crop-size", NULL, OPT_INT, &f.crop, NULL, 0, 2048, "N", "center crop; must be the model's input size (the default)", NULL, NULL},
         {"--warmup", NULL, OPT_INT, &f.warmup, NULL, 0, 1000000, "W", "untimed forward passes before timing (default 0)", NULL, NULL},
+        {"--precision", NULL, OPT_STR, &f.precision, NULL, 0, 0, "fp32|bf16|fp16", "weights, input and every layer's output in this dtype, fp32\n"
+         "accumulation (default fp32; bf16/fp16 run op by op)", NULL, NULL},
         {"--top-k", NULL, OPT_INT, &f.topk, NULL, 1, 100000, "K", "classes listed per image (default 5)", NULL, NULL},
         {"--input-raw", NULL, OPT_STR, &f.in_raw, NULL, 0, 0, "F", "read float32 (N,3,R,R) normalised input from F instead of images, and", NULL, NULL},
         {"--output-raw", NULL, OPT_STR, &f.out_raw, NULL, 0, 0, "F", "write float32 probs (N,K) then logits (N,K) to F", NULL, NULL},
@@ -312,6 +317,8 @@ int cmd_infer(int argc, char **argv)
     if (f.device && strcmp(f.device, "cpu") && strcmp(f.device, "gpu"))
         return error_msg(TIPC_EUSAGE, "infer: --device '%s': expected cpu or gpu", f.device);
     if (f.device) f.use_gpu = !strcmp(f.device, "gpu");
+    if (f.precision && !precision_parse(f.precision, &f.prec))
+        return error_msg(TIPC_EUSAGE, "infer: --precision must be fp32, bf16 or fp16, not '%s'", f.precision);
     backend_cpu_fix_blas();
     backend_cpu_set_threads(f.threads);
     if (!f.threads) f.threads = omp_get_max_threads();
@@ -319,6 +326,11 @@ int cmd_infer(int argc, char **argv)
     enum tipc_status st = backend_open(&be, f.use_gpu ? "gpu" : "cpu", !f.benchmark, &eng);
     if (st == TIPC_ENOTBUILT && !f.device)   /* the backend's hint names --device; say this command's */
         error_hint("infer runs on the CPU with --use-gpu False");
+    if (st == TIPC_OK && f.prec != PREC_FP32 && !backend_has_amp(&be)) {
+        st = error_msg(TIPC_ENOTBUILT, "infer: --precision %s: the %s backend of this build has no mixed precision ops",
+                       precision_name(f.prec), f.use_gpu ? "CUDA" : "CPU");
+        backend_close(&be);
+    }
     if (st) return st;
     char *image = f.img_path ? NULL : default_image();
     if (image) f.img_path = image;

@@ -14,6 +14,7 @@
 #include "../core/parse.h"
 #include "../engine/backend/backend.h"
 #include "../engine/model/trainer.h"
+#include "../engine/model/amp.h"
 #include "../engine/model/train_log.h"
 #include "../engine/dist/comm.h"
 #include "../core/banned.h"
@@ -42,7 +43,7 @@ static int env_int(const char *a, const char *b, int dflt)
 }
 
 struct train_flags {
-    const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *model;
+    const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *precision, *model;
     const char *metrics, *stage, *progress;   /* set by `tipc run` through the environment */
     struct opt_list over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world;
@@ -82,13 +83,7 @@ static enum tipc_status apply_flags(struct train_opts *o, const struct train_fla
     bool gpu = !strcmp(r->device, "gpu") || !strcmp(r->device, "cuda");
     if (!gpu && strcmp(r->device, "cpu"))
         return error_msg(TIPC_EUSAGE, "train: unknown device '%s' (cpu or gpu)", r->device);
-    if (f->amp && strcmp(f->amp, "None") && strcmp(f->amp, "O0")) {
-        if (strcmp(f->amp, "O1") && strcmp(f->amp, "O2"))
-            return error_msg(TIPC_EUSAGE, "train: --amp_level must be O1 or O2, not '%s'", f->amp);
-        warning_msg("--amp_level %s: mixed precision is not implemented yet; the %s engine trains in fp32", f->amp,
-                    gpu ? "CUDA" : "CPU");
-    }
-    return TIPC_OK;
+    return amp_policy_resolve(&o->amp, "train", f->precision, f->amp, r, gpu);
 }
 
 int cmd_train(int argc, char **argv)
@@ -110,7 +105,10 @@ int cmd_train(int argc, char **argv)
         {"--resume", NULL, OPT_STR, &f.resume, NULL, 0, 0, "CKPT", "continue from a checkpoint (weights, momentum, epoch, step, RNG)", NULL, NULL},
         {"--device", NULL, OPT_STR, &f.device, NULL, 0, 0, "cpu|gpu", "where to train (default: the recipe's Global.device)", NULL, NULL},
         {"--use-gpu", NULL, OPT_BOOL, &f.use_gpu, &f.s_use_gpu, 0, 0, "BOOL", "the same as --device gpu / cpu", NULL, NULL},
-        {"--amp_level", NULL, OPT_STR, &f.amp, NULL, 0, 0, "O1|O2", "accepted; the engine trains in fp32 (AMP not implemented yet)\nand says so", NULL, NULL},
+        {"--amp_level", NULL, OPT_STR, &f.amp, NULL, 0, 0, "O1|O2", "mixed precision (O0/None: off): bf16 on the CPU, fp16 on a GPU\n"
+         "unless --precision says; also the recipe's AMP.* / Global.auto_cast keys", NULL, NULL},
+        {"--precision", NULL, OPT_STR, &f.precision, NULL, 0, 0, "fp32|bf16|fp16", "activations, their gradients and conv/linear weights in\n"
+         "this dtype, fp32 master weights (bf16/fp16 imply --amp_level O1);\nfp16 uses dynamic loss scaling (AMP.scale_loss)", NULL, NULL},
         {"--seed", NULL, OPT_INT, &f.seed, &f.s_seed, 0, 2147483647, "N", "random seed (weights, data order, augmentation, dropout)", NULL, NULL},
         {"--print-freq", NULL, OPT_INT, &f.print_freq, &f.s_pf, 1, 1000000000, "N", "a progress line every N steps", NULL, NULL},
         {"--workers", "-j", OPT_INT, &f.workers, &f.s_workers, 0, 256, "N", "data loader threads", NULL, NULL},
@@ -181,6 +179,7 @@ int cmd_train(int argc, char **argv)
     if (st == TIPC_OK && !help) {
         backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
         st = backend_open(&o.be, o.r.device, o.rank != 0, &f.eng);
+        if (st == TIPC_OK) st = amp_policy_check(&o.amp, &o.be, "train");
         if (st == TIPC_OK && o.world > 1) st = comm_init_from_env(&o.comm, &f.comm);
         if (st == TIPC_OK && o.world > 1 && o.rank == 0 && o.local_sgd_steps > 0)
             printf("data parallel: LocalSGD, parameters averaged every %d steps after %d warm-up steps\n",

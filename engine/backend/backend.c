@@ -43,6 +43,11 @@ enum tipc_status backend_open(struct backend *b, const char *device, int quiet, 
 }
 
 bool backend_has_graphs(const struct backend *b) { return b->ops && b->ops->graphs; }
+bool backend_has_amp(const struct backend *b)
+{
+    const struct backend_ops *o = b->ops;
+    return o && o->amp_round && o->amp_scale && o->amp_unscale_check && o->sgd_step_amp && o->amp_update;
+}
 
 void backend_close(struct backend *b)
 {

@@ -60,6 +60,12 @@ struct backend_ops {
     xent_forward_fn *xent_forward;
     xent_backward_fn *xent_backward;
     sgd_step_fn *sgd_step;
+    /* mixed precision (optional as a set: all five, or none and the backend runs fp32 only) */
+    amp_round_fn *amp_round;
+    amp_scale_fn *amp_scale;
+    amp_unscale_check_fn *amp_unscale_check;
+    sgd_step_amp_fn *sgd_step_amp;
+    amp_update_fn *amp_update;
     /* The staged training step (model/train_graph.c; the _dev variants of ops.h): per-step values
      * read from backend memory, so a captured step replays with new ones. */
     normalize_u8_fn *normalize_u8_dev;         /* pixels in backend memory */
@@ -121,6 +127,9 @@ void backend_cpu_set_threads(int threads);
  * argv, TIPC_BLAS_REEXEC=1 marks it). Call it first thing in an engine command; it returns
  * normally when nothing needs doing or exec fails. */
 void backend_cpu_fix_blas(void);
+
+/* The backend has the mixed precision ops (struct backend_ops amp_*): bf16/fp16 nets run there. */
+bool backend_has_amp(const struct backend *b);
 
 /* Open the backend for a device name: "cpu", or "gpu" / "cuda" (the CUDA backend on
  * backend_device_from_env()'s device, described on stdout unless quiet), with settings `set`

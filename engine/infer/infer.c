@@ -288,9 +288,47 @@ void infer_layer_forward(struct infer_model *m, int i, int n)
     }
 }
 
+void infer_set_precision(struct infer_model *m, enum precision p)
+{
+    CHECK(p == PREC_FP32 || backend_has_amp(&m->be), "%s inference on backend %s without AMP ops",
+          precision_name(p), m->be.ops->name);
+    CHECK(!m->packed && m->prec == PREC_FP32, "infer_set_precision after the first pass");
+    m->prec = p;
+    if (p == PREC_FP32) return;
+    for (int i = 0; i < m->nlayers; i++) { /* host weights too: infer_move uploads them again */
+        const struct infer_layer *l = &m->layers[i];
+        const struct infer_slot *si = &m->slots[l->in];
+        size_t nw = l->kind == INF_CONV ? (size_t)l->Co * (si->C / l->groups) * l->K * l->K
+                    : l->kind == INF_LINEAR ? (size_t)l->Co * si->C : 0;
+        for (size_t j = 0; j < nw; j++) m->weights[l->w_off + j] = round_to(m->weights[l->w_off + j], p);
+    }
+    if (m->wdev != m->weights) m->be.ops->upload(m->be.ctx, m->wdev, m->weights, m->nweights);
+}
+
+/* a pass in bf16/fp16 (infer_set_precision): op by op, each layer's output rounded */
+static void forward_reduced(struct infer_model *m, int n)
+{
+    const struct backend_ops *o = m->be.ops;
+    const struct infer_slot *s0 = &m->slots[0];
+    float *x = m->acts + m->slot_off[0];
+    o->amp_round(m->be.ctx, x, x, (size_t)n * s0->H * s0->W * s0->C, m->prec);
+    for (int i = 0; i < m->nlayers; i++) {
+        const struct infer_layer *l = &m->layers[i];
+        infer_layer_forward(m, i, n);
+        if (l->kind == INF_SOFTMAX) continue;
+        const struct infer_slot *so = &m->slots[l->out];
+        float *y = m->acts + m->slot_off[l->out];
+        o->amp_round(m->be.ctx, y, y, (size_t)n * so->H * so->W * so->C, m->prec);
+    }
+}
+
 void infer_forward(struct infer_model *m, int n)
 {
     CHECK(n > 0 && n <= m->N, "batch %d of planned %d", n, m->N);
+    if (m->prec != PREC_FP32) {
+        forward_reduced(m, n);
+        return;
+    }
     /* the backend's own schedule when it has one; infer_per_op: op by op anyway (A/B benchmarks) */
     if (m->be.ops->infer_forward && !m->be.set.infer_per_op) {
         m->be.ops->infer_forward(m->be.ctx, m, n);

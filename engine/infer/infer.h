@@ -35,6 +35,7 @@ struct infer_model {
     size_t *slot_off;                /* (nslots) offsets in acts, shared by liveness */
     float *acts, *scratch; size_t nacts, nscratch;
     float *wdev;                     /* weights in the backend's memory (== weights on the CPU) */
+    enum precision prec;             /* infer_set_precision (not stored: a run-time choice) */
     /* the CPU backend's schedule (infer_cpu.c; released through the backend's infer_release): */
     float *packed; size_t *pack_off; /* per-layer re-laid-out conv weights */
     struct infer_team *team;         /* helper threads of the pass schedule */
@@ -56,6 +57,12 @@ enum tipc_status infer_write(const struct infer_model *m, const char *path, stru
 /* Load and validate every index and offset; errors name the file. */
 enum tipc_status infer_load(struct infer_model *m, const char *path, int N, struct backend be);
 
+/* Run in p from now on (tipc infer --precision): conv/linear weights are rounded to p (biases,
+ * the folded BN shifts, stay fp32), the input and every layer's output are rounded to p, products
+ * accumulate in fp32 and the softmax is fp32: the values a bf16/fp16 model computes
+ * (engine/ops/precision.h). Passes then go op by op through the backend (no CPU pass schedule).
+ * Call before the first pass; fp32 is the default. Needs backend_has_amp() for bf16/fp16. */
+void infer_set_precision(struct infer_model *m, enum precision p);
 /* Host uint8 HWC images, normalised into the input slot (the backend's schedule may do it its own way). */
 void infer_set_input_u8(struct infer_model *m, const uint8_t *images, int n);
 /* Host float NHWC, already normalised, copied into the input slot. */

@@ -59,6 +59,15 @@ static const struct key KEYS[] = {
     {"Distributed.local_sgd_steps", K_INT, F(local_sgd_steps), 1, 1000000},
     {"Distributed.local_sgd_is_warm_steps", K_INT, F(local_sgd_is_warm_steps), 0, 1000000000},
     {"Distributed.check_every", K_INT, F(check_every), 0, 1000000000},
+    {"AMP.use_amp", K_BOOL, F(use_amp), 0, 0},
+    {"AMP.level", K_STR, F(amp_level), 0, 0},
+    {"AMP.dtype", K_STR, F(amp_dtype), 0, 0},
+    {"AMP.scale_loss", K_DOUBLE, F(scale_loss), 0, 16777216},
+    {"AMP.use_dynamic_loss_scaling", K_BOOL, F(use_dynamic_loss_scaling), 0, 0},
+    {"Global.use_amp", K_BOOL, F(use_amp), 0, 0},
+    {"Global.scale_loss", K_DOUBLE, F(scale_loss), 0, 16777216},
+    {"Global.use_dynamic_loss_scaling", K_BOOL, F(use_dynamic_loss_scaling), 0, 0},
+    {"Global.auto_cast", K_STR, F(auto_cast), 0, 0},
 };
 #undef F
 
@@ -103,6 +112,7 @@ void recipe_defaults(struct recipe *r)
     r->overlap_allreduce = true;
     r->local_sgd_steps = 1;
     r->check_every = 50;
+    r->use_dynamic_loss_scaling = true;
 }
 
 /* Set one key; `where`/`line` locate the value for messages. */

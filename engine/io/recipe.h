@@ -51,6 +51,13 @@ struct recipe {
     int local_sgd_steps;             /* steps between parameter averages (>= 1) */
     int local_sgd_is_warm_steps;     /* plain gradient allreduce for the first N steps */
     int check_every;                 /* cross-rank parameter identity check period (0: epoch ends) */
+    /* AMP (PaddleClas's AMP section; PaddleOCR/Seg spell three of them Global.use_amp, ...) */
+    bool use_amp;                    /* mixed precision on (also --amp_level O1|O2, Global.auto_cast) */
+    char amp_level[8];               /* O0 | O1 | O2 ("": O1) */
+    char amp_dtype[16];              /* float16 | bfloat16 (fp16, bf16) ("": bf16 on cpu, fp16 on gpu) */
+    double scale_loss;               /* fp16's first loss scale (0: 32768) */
+    bool use_dynamic_loss_scaling;   /* fp16: back off on overflow, grow after good steps (true) */
+    char auto_cast[16];              /* Global.auto_cast: amp (O1) | fp16 (O2) | bf16 | fp32 | null */
 };
 
 void recipe_defaults(struct recipe *r);

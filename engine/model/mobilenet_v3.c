@@ -70,5 +70,6 @@ void mobilenet_v3_small_build(struct net *net, const struct mbv3_config *cfg, in
     x = net_add_act(net, x, ACT_HARDSWISH);
     x = net_add_dropout(net, x, cfg->dropout);
     net_add_linear(net, x, cfg->num_classes, true);
+    net->amp = cfg->amp;
     net_alloc(net);
 }

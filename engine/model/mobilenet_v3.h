@@ -10,6 +10,7 @@ struct mbv3_config {
     float width_mult;   /* 1.0 */
     int resolution;     /* input side, 224 */
     float dropout;      /* classifier dropout, 0.2 */
+    struct amp_policy amp; /* zeroed: fp32 */
 };
 #define MBV3_CONFIG_DEFAULT {.num_classes = 1000, .width_mult = 1.0f, .resolution = 224, .dropout = 0.2f}
 

@@ -160,6 +160,16 @@ void net_alloc(struct net *net)
 {
     plan_grad_writes(net);
     plan_fusions(net);
+    for (int i = 0; i < net->nlayers && net->amp.prec != PREC_FP32; i++) { /* a 16-bit conv's scratch */
+        const struct layer *l = &net->layers[i];
+        const struct slot *si = &net->slots[l->in];
+        if (l->kind != LAYER_CONV) continue;
+        struct conv2d_desc d;
+        conv2d_desc_init(&d, net->N, si->H, si->W, si->C, l->Co, l->K, l->stride, (l->K - 1) / 2, l->groups);
+        d.prec = net->amp.prec;
+        size_t sc = conv2d_scratch_floats(&d);
+        if (sc > net->nscratch) net->nscratch = sc;
+    }
     const struct backend_ops *o = net->be.ops;
     struct backend_ctx *cx = net->be.ctx;
     net->params = o->alloc(cx, net->nparams);
@@ -172,6 +182,34 @@ void net_alloc(struct net *net)
     net->probs = o->alloc(cx, (size_t)net->N * net_num_classes(net));
     net->labels_dev = xcalloc((size_t)net->N, sizeof(int32_t));
     net->train = true;
+    if (net->amp.prec != PREC_FP32) {
+        CHECK(backend_has_amp(&net->be), "backend %s has no mixed precision ops (check backend_has_amp first)",
+              o->name);
+        CHECK(net->amp.ls.init_scale > 0 && net->amp.ls.growth_factor >= 1 && net->amp.ls.backoff_factor > 0 &&
+                  net->amp.ls.backoff_factor <= 1 && net->amp.ls.growth_interval >= 1,
+              "loss scaler settings");
+        net->params_lp = o->alloc(cx, net->nparams);
+        net->amp_state = o->alloc(cx, AMP_STATE_FLOATS);
+        net_amp_set_scale(net, net->amp.ls.init_scale);
+    }
+}
+
+bool net_amp_read(const struct net *net, float *out)
+{
+    if (!net->amp_state) return false;
+    net->be.ops->download(net->be.ctx, out, net->amp_state, AMP_STATE_FLOATS);
+    return true;
+}
+
+void net_amp_set_scale(struct net *net, float scale)
+{
+    float st[AMP_STATE_FLOATS];
+    CHECK(net->amp_state && scale > 0 && isfinite(scale), "loss scale %g on an fp32 net or not positive", scale);
+    net_amp_read(net, st);
+    st[AMP_SCALE] = scale;
+    st[AMP_FOUND_INF] = 0;
+    st[AMP_GOOD] = 0;
+    net->be.ops->upload(net->be.ctx, net->amp_state, st, AMP_STATE_FLOATS);
 }
 
 void net_free(struct net *net)
@@ -179,7 +217,7 @@ void net_free(struct net *net)
     if (!net) return;
     if (net->be.ops) {
         float *bufs[] = {net->params, net->grads, net->mom, net->stats, net->acts, net->dacts,
-                         net->scratch, net->probs};
+                         net->scratch, net->probs, net->params_lp, net->amp_state};
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
             if (bufs[i]) net->be.ops->free(net->be.ctx, bufs[i]);
     }

@@ -46,6 +46,13 @@ struct layer {
     bool fused;             /* ACT: run by the BN before it; skipped by the walker */
 };
 
+/* Mixed precision policy of a net (precision.h has the design). Zeroed: fp32, no AMP op runs. */
+struct amp_policy {
+    enum precision prec;     /* activations, activation gradients and conv/linear weights */
+    int level;               /* 1 or 2 (--amp_level O1|O2; recorded, both run the same policy) */
+    struct loss_scaler ls;   /* used when prec != PREC_FP32 */
+};
+
 /* The staged training step's per-step inputs, in the backend's memory (train_graph.c stages them,
  * so a captured step replays with each step's values). */
 struct step_scalars {
@@ -64,6 +71,7 @@ struct train_graph;           /* train_graph.c */
 
 struct net {
     struct backend be;
+    struct amp_policy amp;  /* set before net_alloc (mobilenet_v3_small_build: cfg->amp) */
     int N;                  /* planned (maximum) batch */
     struct layer *layers; int nlayers; size_t cap_layers;
     struct slot *slots; int nslots; size_t cap_slots;
@@ -72,6 +80,9 @@ struct net {
     float *stats;           /* (nstats) BN running mean/var */
     float *acts, *dacts;    /* (nacts) each */
     float *scratch;         /* (nscratch) conv im2col / depthwise transposes */
+    float *params_lp;       /* AMP: (nparams) params rounded to amp.prec before each forward
+                               (conv/linear read their weights here); NULL in fp32 */
+    float *amp_state;       /* AMP: the loss scaler's AMP_STATE_FLOATS (precision.h); NULL in fp32 */
     float *probs;           /* (N, num_classes) softmax of the last forward */
     int32_t *labels_dev;    /* labels of the last loss (host on CPU) */
     bool train;             /* BN batch statistics + dropout on */
@@ -96,6 +107,7 @@ int net_add_linear(struct net *net, int in, int Co, bool bias);  /* input (1, 1,
 int net_add_scale(struct net *net, int x, int gate);             /* x (H, W, C) * gate (1, 1, C) */
 int net_add_add(struct net *net, int a, int b);
 int net_add_dropout(struct net *net, int in, float p);
+/* Allocates every buffer, with net->amp's policy: a bf16/fp16 net needs backend_has_amp(). */
 void net_alloc(struct net *net);
 void net_free(struct net *net);
 
@@ -114,7 +126,9 @@ float net_loss(struct net *net, const int32_t *labels, int n, float label_smooth
 void net_zero_grad(struct net *net);
 /* Backpropagate the loss of the last net_loss(): parameter gradients ADD (net_zero_grad first). */
 void net_backward(struct net *net, int n, float label_smoothing);
-/* Momentum SGD with weight decay over all parameters (ops.h sgd_step). */
+/* Momentum SGD with weight decay over all parameters (ops.h sgd_step). AMP: the gradients (of
+ * the scaled loss) are unscaled first, and the step is skipped (parameters and momentum kept) when
+ * one is not finite; the loss scale backs off or grows (net_amp_read tells which happened). */
 void net_sgd_update(struct net *net, float lr, float momentum, float weight_decay);
 /* The staged step's three ops that read net->staged (ops.h _dev variants): the input from its
  * uint8 images, the loss into its loss slot (nothing waits), the update with its learning rate
@@ -131,6 +145,11 @@ void net_zero(struct net *net, float *dst, size_t n);
 bool net_host_memory(const struct net *net);
 /* Wait until the backend has finished the work issued (a GPU runs asynchronously). */
 void net_sync(const struct net *net);
+/* AMP: the loss scaler's state on the host (out: AMP_STATE_FLOATS; waits for the backend);
+ * false (out untouched) for an fp32 net. Set the scale (e.g. a resumed run's, or a test's
+ * forced overflow) with net_amp_set_scale (also resets the good-step count). */
+bool net_amp_read(const struct net *net, float *out);
+void net_amp_set_scale(struct net *net, float scale);
 /* Deterministic PyTorch-style initialisation from a seed (kaiming fan_out convs, N(0,0.01)
  * linear, BN gamma 1 beta 0, running var 1). */
 void net_init_params(struct net *net, uint64_t seed);

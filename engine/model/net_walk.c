@@ -14,6 +14,7 @@ static struct conv2d_desc conv_desc(const struct net *net, const struct layer *l
     const struct slot *si = &net->slots[l->in];
     struct conv2d_desc d;
     conv2d_desc_init(&d, n, si->H, si->W, si->C, l->Co, l->K, l->stride, (l->K - 1) / 2, l->groups);
+    d.prec = net->amp.prec;
     return d;
 }
 
@@ -24,16 +25,31 @@ static struct bn_desc bn_desc(const struct net *net, const struct layer *l, int 
                             .train = net->train};
 }
 
+/* AMP: slot s of buffer B (acts or dacts) rounded in place to the net's precision (a value stored
+ * in bf16/fp16 at the op boundary: precision.h) */
+static void amp_round_slot(struct net *net, float *B, int s, int n)
+{
+    if (net->amp.prec != PREC_FP32)
+        net->be.ops->amp_round(net->be.ctx, B + net->slots[s].off, B + net->slots[s].off, net_slot_size(net, s, n),
+                               net->amp.prec);
+}
+
 void net_forward(struct net *net, int n)
 {
     const struct backend_ops *o = net->be.ops;
     struct backend_ctx *cx = net->be.ctx;
     CHECK(n > 0 && n <= net->N, "batch %d of planned %d", n, net->N);
     float *A = net->acts, *P = net->params;
+    bool amp = net->amp.prec != PREC_FP32;
+    if (amp) { /* the GEMM/conv weights of this pass, and the input, in the policy's precision */
+        o->amp_round(cx, net->params_lp, net->params, net->nparams, net->amp.prec);
+        amp_round_slot(net, A, 0, n);
+    }
     for (int i = 0; i < net->nlayers; i++) {
         const struct layer *l = &net->layers[i];
         const struct slot *si = &net->slots[l->in], *so = &net->slots[l->out];
         float *x = A + si->off, *y = A + so->off, *w = P + l->param_off;
+        if (amp && (l->kind == LAYER_CONV || l->kind == LAYER_LINEAR)) w = net->params_lp + l->param_off;
         int HW = si->H * si->W;
         switch (l->kind) {
         case LAYER_CONV: {
@@ -76,6 +92,8 @@ void net_forward(struct net *net, int n)
         }
         case LAYER_KIND_COUNT: BUG("layer kind");
         }
+        if (amp && !(l->kind == LAYER_ACT && l->fused)) /* a fused BN wrote its ACT's output */
+            amp_round_slot(net, A, l->fuse_act ? net->layers[i + 1].out : l->out, n);
     }
 }
 
@@ -93,14 +111,18 @@ void net_backward(struct net *net, int n, float label_smoothing)
     struct backend_ctx *cx = net->be.ctx;
     float *A = net->acts, *D = net->dacts, *P = net->params, *G = net->grads;
     int last = net->nslots - 1;
+    bool amp = net->amp.prec != PREC_FP32;
     (net->staged ? o->xent_backward_dev : o->xent_backward)(cx, D + net->slots[last].off, net->probs,
                                                           net->staged ? net->staged->labels : net->labels_dev, n,
                                                           net_num_classes(net), label_smoothing);
+    if (amp) /* backward runs on the scaled loss (parameter gradients are unscaled before the update) */
+        o->amp_scale(cx, D + net->slots[last].off, net_slot_size(net, last, n), net->amp_state, net->amp.prec);
     for (int i = net->nlayers - 1; i >= 0; i--) {
         const struct layer *l = &net->layers[i];
         const struct slot *si = &net->slots[l->in], *so = &net->slots[l->out];
         float *x = A + si->off, *dx = l->in == 0 ? NULL : D + si->off, *dy = D + so->off;
         float *w = P + l->param_off, *dw = G + l->param_off;
+        if (amp && (l->kind == LAYER_CONV || l->kind == LAYER_LINEAR)) w = net->params_lp + l->param_off;
         int HW = si->H * si->W;
         switch (l->kind) {
         case LAYER_CONV: {
@@ -150,6 +172,10 @@ void net_backward(struct net *net, int n, float label_smoothing)
         }
         case LAYER_KIND_COUNT: BUG("layer kind");
         }
+        if (amp && dx && !(l->kind == LAYER_ACT && l->fused)) { /* input gradients stored in the policy's dtype */
+            amp_round_slot(net, D, l->in, n);
+            if (l->kind == LAYER_SCALE || l->kind == LAYER_ADD) amp_round_slot(net, D, l->in2, n);
+        }
         if (net->grads_done) net->grads_done(net->grads_done_ud, i);
     }
 }
@@ -159,7 +185,17 @@ void net_zero_grad(struct net *net) { net->be.ops->zero(net->be.ctx, net->grads,
 
 void net_sgd_update(struct net *net, float lr, float momentum, float weight_decay)
 {
-    net->be.ops->sgd_step(net->be.ctx, net->params, net->mom, net->grads, net->nparams, lr, momentum, weight_decay);
+    const struct backend_ops *o = net->be.ops;
+    struct backend_ctx *cx = net->be.ctx;
+    if (net->amp.prec == PREC_FP32) {
+        o->sgd_step(cx, net->params, net->mom, net->grads, net->nparams, lr, momentum, weight_decay);
+        return;
+    }
+    /* AMP, all on the backend's stream: unscale + finite check, the update unless a gradient was
+     * not finite, then the scale's backoff or growth */
+    o->amp_unscale_check(cx, net->grads, net->nparams, net->amp_state);
+    o->sgd_step_amp(cx, net->params, net->mom, net->grads, net->nparams, lr, momentum, weight_decay, net->amp_state);
+    o->amp_update(cx, net->amp_state, &net->amp.ls);
 }
 
 void net_loss_staged(struct net *net, int n, float label_smoothing)

@@ -29,6 +29,13 @@ static enum tipc_status eager_step(struct net *net, struct dp *dp, struct train_
     }
     if (dp) TRY(dp->s->reduce(dp, net, s->step));
     net_sgd_update(net, s->lr, s->momentum, s->weight_decay);
+    s->skipped = false, s->loss_scale = 0, s->skipped_total = 0;
+    float st[AMP_STATE_FLOATS];
+    if ((s->amp_report || net_host_memory(net)) && net_amp_read(net, st)) {
+        s->skipped = st[AMP_FOUND_INF] != 0;
+        s->loss_scale = st[AMP_SCALE];
+        s->skipped_total = (long)st[AMP_SKIPPED];
+    }
     if (dp) TRY(dp->s->updated(dp, net, s->step + 1));
     return TIPC_OK;
 }
@@ -59,6 +66,9 @@ enum step_mode train_step_mode(const struct net *net, const struct dp *dp, bool 
         snprintf(why, n, "eager (--cuda-graph off)");
     } else if (!backend_has_graphs(&net->be)) {
         snprintf(why, n, "eager (the %s backend has no graphs)", be);
+    } else if (net->amp.prec != PREC_FP32) {
+        snprintf(why, n, "eager (%s mixed precision: the staged step has no AMP update yet)",
+                 precision_name(net->amp.prec));
     } else if (dp && dp->micro > 1) {
         snprintf(why, n, "eager (simulated ranks add their gradients on the host)");
     } else if (dp && dp->o.comm) {

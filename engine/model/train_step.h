@@ -14,12 +14,13 @@
  * net_backward calls after each layer (the walk is in reverse layer order and the gradients are
  * one contiguous buffer, so buckets complete back to front); the strategy starts each complete
  * bucket there, and its reduce() only waits for the outstanding ones.
- * Where the next change goes without reshaping this:
- * - AMP: a precision policy in struct train_step (the dtype of each layer's op, chosen by the net
- *   at net_alloc as it chose fusions), a loss scale applied in net_backward's first op and
- *   undone in reduce (after the average, before update), and update skipped (the step returns a
- *   "skipped" flag, not an error) when the unscaled gradients are not finite; the scale's
- *   growth/backoff lives beside the strategy state. Master weights stay fp32 in net->params.
+ * AMP (engine/ops/precision.h has the design): the net's policy (net->amp, fixed at net_alloc)
+ * rounds activations, activation gradients and conv/linear weights to bf16/fp16; net_backward
+ * starts from the scaled loss; update (net_sgd_update) unscales after the strategy's reduce (so
+ * every rank unscales the same averaged gradients and takes the same skip decision), skips the
+ * step when a gradient is not finite (the step reports "skipped", it is not an error) and backs
+ * the scale off or grows it. Master weights and momentum stay fp32 in net->params / net->mom.
+ * A bf16/fp16 net runs the EAGER step (the staged update has no AMP variant yet).
  *
  * How the step runs (struct train_step.mode; train_graph.h does the staging and the capture):
  *   STEP_EAGER   op by op as above; the loss crosses to the host between forward and backward
@@ -64,6 +65,11 @@ struct train_step {
     float *logits_host;       /* optional (n, K): micro-batch 0's logits copied here (top-k) */
     float loss;               /* out: micro-batch 0's mean loss; on TIPC_ENUMERIC the loss that
                                  was not finite (nothing was updated) */
+    bool amp_report;          /* in: fill the AMP outputs below on a device backend too (a wait
+                                 for the device; a host-memory backend always fills them) */
+    bool skipped;             /* out (AMP): a gradient was not finite; the update was skipped */
+    float loss_scale;         /* out (AMP): the loss scale for the next step (0 in fp32) */
+    long skipped_total;       /* out (AMP): steps skipped so far */
 };
 
 /* Run the step on the net (train mode). TIPC_ENUMERIC (no message: the caller knows where it

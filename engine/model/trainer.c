@@ -12,6 +12,7 @@
 #include "mobilenet_v3.h"
 #include "source.h"
 #include "train_step.h"
+#include "amp.h"
 #include "trainer.h"
 #include "train_log.h"
 #include "../../core/check.h"
@@ -162,12 +163,16 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         double t_read = now_seconds();
         struct train_step s = {.mode = mode, .mb = mb->mb, .lr = (float)lr, .momentum = (float)r->momentum,
                                .weight_decay = (float)r->weight_decay, .label_smoothing = (float)r->label_smoothing,
-                               .step = (long)m->step, .logits_host = logits};
+                               .step = (long)m->step, .logits_host = logits,
+                               .amp_report = ss.steps + 1 == r->print_freq || it == spe - 1};
         if ((st = net_train_step(net, dp, &s)) != TIPC_OK) {
             if (st == TIPC_ENUMERIC) nan_error(o, m, it, lr, s.loss);
             break;
         }
         m->step++;
+        if (s.skipped && o->rank == 0)
+            printf("AMP: step %lld: a gradient was not finite: update skipped, loss scale now %g (%ld skipped so far)\n",
+                   (long long)m->step, s.loss_scale, s.skipped_total);
         double t_done = now_seconds();
         const struct micro_batch *b0 = &mb->mb[0];
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
@@ -241,7 +246,7 @@ enum tipc_status train_run(const struct train_opts *o)
 {
     const struct recipe *r = &o->r;
     struct mbv3_config cfg = {.num_classes = r->num_classes, .width_mult = (float)r->width_mult,
-                              .resolution = r->image_size, .dropout = (float)r->dropout};
+                              .resolution = r->image_size, .dropout = (float)r->dropout, .amp = o->amp};
     struct ckpt_meta m;
     fill_meta(&m, r);
     rng_seed(&m.rng, rank_seed(r, o->rank));
@@ -273,6 +278,7 @@ enum tipc_status train_run(const struct train_opts *o)
         printf("model %s: %zu parameters, %d classes, width %.2f, %d px; data: %s (%d train steps/epoch), %s\n", r->arch,
                net.nparams, r->num_classes, r->width_mult, r->image_size, o->test_only ? "-" : source_describe(&mb.tr[0]),
                o->test_only ? 0 : mb.tr[0].steps_per_epoch, source_describe(&val));
+    if (o->rank == 0) amp_describe(&o->amp, &o->be);
     char why[256];
     enum step_mode mode = train_step_mode(&net, &dp, o->cuda_graph, why, sizeof why);
     if (o->rank == 0 && !o->test_only) printf("training step: %s\n", why);
@@ -285,9 +291,10 @@ enum tipc_status train_run(const struct train_opts *o)
         goto out;
     }
     if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch,
-                                        json_pack("{s:s, s:s, s:i, s:i, s:I, s:s}", "model", r->arch, "device", r->device,
+                                        json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:s}", "model", r->arch, "device", r->device,
                                                   "batch_size", r->batch_size, "image_size", r->image_size, "params",
-                                                  (json_int_t)net.nparams, "output_dir", r->output_dir))) != TIPC_OK)
+                                                  (json_int_t)net.nparams, "output_dir", r->output_dir, "precision",
+                                                  precision_name(o->amp.prec)))) != TIPC_OK)
         goto out;
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
@@ -319,6 +326,10 @@ enum tipc_status train_run(const struct train_opts *o)
         if (o->rank == 0) printf("saved '%s/epoch_%d.ckpt' and latest.ckpt\n", r->output_dir, m.epoch);
         fflush(stdout);
     }
+    float as[AMP_STATE_FLOATS];
+    if (o->rank == 0 && net_amp_read(&net, as))
+        printf("AMP: %.0f steps skipped (a gradient was not finite), loss scale %g at the end\n", as[AMP_SKIPPED],
+               as[AMP_SCALE]);
     if (o->log) st = train_log_end(o->log);
 out:
     dp_free(&dp);

@@ -19,6 +19,7 @@
 
 #include "../io/recipe.h"
 #include "../backend/backend.h"
+#include "net.h"
 
 struct comm;
 struct train_log;
@@ -44,6 +45,7 @@ struct train_opts {
                                  data-parallel run without SyncBN computes (rank 0's BN statistics,
                                  checkpoints and log) */
     struct train_log *log;    /* progress display and metrics file (train_log.h); NULL for none */
+    struct amp_policy amp;    /* mixed precision (zeroed: fp32); the backend must have the AMP ops */
     bool cuda_graph;          /* capture the step as a CUDA Graph where it can be (train_step.h
                                  train_step_mode; `--cuda-graph on|off`) */
 };

@@ -9,6 +9,8 @@
 struct conv2d_desc {
     int N, H, W, Cin, Cout, K, stride, pad, groups;
     int Ho, Wo; /* filled by conv2d_desc_init */
+    int prec;   /* enum precision (precision.h) of in and w: a bf16/fp16 net's convs say so, so a
+                   backend may use 16-bit kernels (same values, fp32 accumulation); 0: fp32 */
 };
 /* Fill d, checking that groups divide the channels and the output is not empty. */
 void conv2d_desc_init(struct conv2d_desc *d, int N, int H, int W, int Cin, int Cout, int K, int stride,

@@ -12,6 +12,7 @@
 
 #include "conv2d_dw.h"
 #include "gemm.h"
+#include "gemm_bf16.h"
 #include "simd.h"
 
 #include "../../../core/check.h"
@@ -23,7 +24,8 @@ static int is_direct(const struct conv2d_desc *d) { return d->groups == 1 && d->
 
 size_t conv2d_scratch_floats(const struct conv2d_desc *d)
 {
-    if (conv2d_is_pointwise(d)) return 0;
+    if (conv2d_is_pointwise(d)) /* bf16 on AVX512-BF16: packed weights for gemm_bf16 */
+        return d->prec == PREC_BF16 && gemm_bf16_native() ? gemm_bf16_pack_words(d->Cout, d->Cin) : 0;
     if (conv2d_is_depthwise(d)) return (2 + (size_t)DW_CHUNKS) * d->K * d->K * d->Cin;
     size_t M = (size_t)d->N * d->Ho * d->Wo, col = M * (size_t)(d->Cin / d->groups) * d->K * d->K;
     size_t direct = is_direct(d) ? (size_t)d->K * d->K * d->Cin * d->Cout : 0;
@@ -165,8 +167,12 @@ void conv2d_forward_cpu(struct backend_ctx *cx, float *out, const float *in, con
     (void)cx;
     int M = d->N * d->Ho * d->Wo;
     if (conv2d_is_pointwise(d)) {
-        /* out (M, Cout) = in (M, Cin) . w^T */
-        gemm_cpu(0, 1, M, d->Cout, d->Cin, in, d->Cin, w, d->Cin, 0.0f, out, d->Cout);
+        /* out (M, Cout) = in (M, Cin) . w^T; bf16 values: vdpbf16ps where the CPU has it, else the
+         * sgemm on the same values (exact products, fp32 accumulation: the same maths) */
+        if (d->prec == PREC_BF16 && gemm_bf16_native())
+            gemm_bf16_nt(true, M, d->Cout, d->Cin, in, d->Cin, w, d->Cin, out, d->Cout, (uint32_t *)scratch);
+        else
+            gemm_cpu(0, 1, M, d->Cout, d->Cin, in, d->Cin, w, d->Cin, 0.0f, out, d->Cout);
         return;
     }
     if (conv2d_is_depthwise(d)) {
