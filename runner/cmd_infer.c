@@ -35,7 +35,8 @@ static const char footer[] =
     "allows TF32 tensor cores on the GPU.\n";
 
 struct infer_flags {
-    const char *model_dir, *img_path, *in_raw, *out_raw, *device;
+    const char *model_dir, *img_path, *in_raw, *out_raw, *device, *precision;
+    enum precision prec;      /* --precision, parsed */
     int batch, threads, resize, crop, warmup, topk, max_batch;
     bool use_gpu, benchmark;
 };
@@ -146,7 +147,7 @@ static void autolog_report(const struct infer_flags *f, int n_images, const doub
     autolog_line(" cpu_math_library_num_threads: %d", f->threads);
     autolog_line("----------------------- Model info ----------------------");
     autolog_line(" model_name: classification");
-    autolog_line(" precision: fp32");
+    autolog_line(" precision: %s", precision_name(f->prec));
     autolog_line("----------------------- Data info -----------------------");
     autolog_line(" batch_size: %d", f->batch);
     autolog_line(" input_shape: dynamic");
@@ -187,6 +188,10 @@ static enum tipc_status run_raw(const struct infer_flags *f, const char *model_p
     }
     infer_free(&m);
     TRY(infer_load(&m, model_path, N, be));
+    if ((st = infer_set_precision(&m, f->prec)) != TIPC_OK) {
+        infer_free(&m);
+        return st;
+    }
     float *x = xmalloc(per * N * sizeof(float)), *nhwc = xmalloc(per * N * sizeof(float));
     float *res = xmalloc(2 * (size_t)N * K * sizeof(float)); /* probs then logits */
     bool ok = fread(x, sizeof(float), per * N, in) == per * N;
@@ -214,6 +219,7 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
     TRY(list_images(f->img_path, &paths, &n));
     struct infer_model m;
     enum tipc_status st = infer_load(&m, model_path, f->batch, be);
+    if (st == TIPC_OK) st = infer_set_precision(&m, f->prec);
     int R = st == TIPC_OK ? m.slots[0].H : 0, crop = f->crop ? f->crop : R;
     int resize = f->resize ? f->resize : (crop * 256 + 112) / 224;
     if (st == TIPC_OK && crop != R)
@@ -289,6 +295,8 @@ int cmd_infer(int argc, char **argv)
         {"--resize-size", NULL, OPT_INT, &f.resize, NULL, 0, 4096, "N", "resize the short side to N first (default: crop x 256/224)", NULL, NULL},
         {"--crop-size", NULL, OPT_INT, &f.crop, NULL, 0, 2048, "N", "center crop; must be the model's input size (the default)", NULL, NULL},
         {"--warmup", NULL, OPT_INT, &f.warmup, NULL, 0, 1000000, "W", "untimed forward passes before timing (default 0)", NULL, NULL},
+        {"--precision", NULL, OPT_STR, &f.precision, NULL, 0, 0, "fp32|fp16|bf16", "activations and weights in 16 bits with fp32 accumulation and fp32\n"
+         "logits (GPU); default fp32", NULL, NULL},
         {"--top-k", NULL, OPT_INT, &f.topk, NULL, 1, 100000, "K", "classes listed per image (default 5)", NULL, NULL},
         {"--input-raw", NULL, OPT_STR, &f.in_raw, NULL, 0, 0, "F", "read float32 (N,3,R,R) normalised input from F instead of images, and", NULL, NULL},
         {"--output-raw", NULL, OPT_STR, &f.out_raw, NULL, 0, 0, "F", "write float32 probs (N,K) then logits (N,K) to F", NULL, NULL},
@@ -309,6 +317,8 @@ int cmd_infer(int argc, char **argv)
     if (f.device && strcmp(f.device, "cpu") && strcmp(f.device, "gpu"))
         return error_msg(TIPC_EUSAGE, "infer: --device '%s': expected cpu or gpu", f.device);
     if (f.device) f.use_gpu = !strcmp(f.device, "gpu");
+    if (f.precision && !precision_parse(f.precision, &f.prec))
+        return error_msg(TIPC_EUSAGE, "infer: --precision '%s': expected fp32, fp16 or bf16", f.precision);
     backend_cpu_fix_blas();
     backend_cpu_set_threads(f.threads);
     if (!f.threads) f.threads = omp_get_max_threads();

@@ -53,12 +53,21 @@ struct backend_ops {
     xent_forward_fn *xent_forward;
     xent_backward_fn *xent_backward;
     sgd_step_fn *sgd_step;
+    /* mixed precision (optional as a set: all five, or none and the backend runs fp32 only) */
+    amp_round_fn *amp_round;
+    amp_scale_fn *amp_scale;
+    amp_unscale_check_fn *amp_unscale_check;
+    sgd_step_amp_fn *sgd_step_amp;
+    amp_update_fn *amp_update;
     /* The backend's own inference schedule (optional; NULL: infer.c runs the graph layer by layer
      * through the ops above). infer_input_u8 normalises host images into the input slot,
      * infer_forward runs a pass, infer_release frees what the schedule made for the model. */
     void (*infer_input_u8)(struct backend_ctx *cx, struct infer_model *m, const uint8_t *images, int n);
     void (*infer_forward)(struct backend_ctx *cx, struct infer_model *m, int n);
     void (*infer_release)(struct backend_ctx *cx, struct infer_model *m);
+    /* Prepare m's passes for precision p (16-bit weights made once...; NULL: fp32 only). Called by
+     * infer_set_precision, which records p in m on success. */
+    enum tipc_status (*infer_precision)(struct backend_ctx *cx, struct infer_model *m, enum precision p);
 };
 
 /* A backend in use: its ops and its context (cuDNN handles, streams...; NULL on the CPU). */
@@ -74,6 +83,14 @@ void infer_input_u8_cpu(struct backend_ctx *cx, struct infer_model *m, const uin
 void infer_forward_cpu(struct backend_ctx *cx, struct infer_model *m, int n);
 void infer_release_cpu(struct backend_ctx *cx, struct infer_model *m);
 
+#ifdef TIPC_HAVE_CUDA
+/* The CUDA backend's inference schedule (engine/infer/infer_cuda.c): fp32 layer by layer through
+ * the ops; fp16 / bf16 on 16-bit activations and weights with fp32 accumulation. */
+void infer_forward_cuda(struct backend_ctx *cx, struct infer_model *m, int n);
+void infer_release_cuda(struct backend_ctx *cx, struct infer_model *m);
+enum tipc_status infer_precision_cuda(struct backend_ctx *cx, struct infer_model *m, enum precision p);
+#endif
+
 /* Set the CPU thread count (OpenMP and OpenBLAS); threads <= 0 keeps the default. */
 void backend_cpu_set_threads(int threads);
 
@@ -86,6 +103,9 @@ void backend_cpu_set_threads(int threads);
  * argv, TIPC_BLAS_REEXEC=1 marks it). Call it first thing in an engine command; it returns
  * normally when nothing needs doing or exec fails. */
 void backend_cpu_fix_blas(void);
+
+/* The backend has the mixed precision ops (struct backend_ops amp_*): bf16/fp16 nets run there. */
+bool backend_has_amp(const struct backend *b);
 
 /* Open the backend for a device name: "cpu", or "gpu" / "cuda" (the CUDA backend on
  * backend_device_from_env()'s device, described on stdout unless quiet). CPU: always OK.

@@ -225,6 +225,25 @@ void infer_move(struct infer_model *m, struct backend be)
     m->nacts = m->nscratch = 0;
     m->be = be;
     infer_plan(m, m->N);
+    enum precision p = m->precision;
+    m->precision = PREC_FP32;
+    if (p != PREC_FP32 && infer_set_precision(m, p) != TIPC_OK)
+        warning_msg("inference model moved to the %s backend runs in fp32", be.ops->name);
+}
+
+enum tipc_status infer_set_precision(struct infer_model *m, enum precision p)
+{
+    const struct backend_ops *o = m->be.ops;
+    if (p == m->precision) return TIPC_OK;
+    if (!o->infer_precision) {
+        if (p == PREC_FP32) return m->precision = p, TIPC_OK;
+        error_msg(TIPC_ENOTBUILT, "inference in %s is not available on the %s backend", precision_name(p), o->name);
+        error_hint("use --precision fp32 there");
+        return TIPC_ENOTBUILT;
+    }
+    enum tipc_status st = o->infer_precision(m->be.ctx, m, p);
+    if (st == TIPC_OK) m->precision = p;
+    return st;
 }
 
 void infer_free(struct infer_model *m)
@@ -292,7 +311,7 @@ void infer_forward(struct infer_model *m, int n)
 {
     CHECK(n > 0 && n <= m->N, "batch %d of planned %d", n, m->N);
     /* the backend's own schedule when it has one; TIPC_INFER_PER_OP: op by op anyway (A/B benchmarks) */
-    if (m->be.ops->infer_forward && !getenv("TIPC_INFER_PER_OP")) {
+    if (m->be.ops->infer_forward && (!getenv("TIPC_INFER_PER_OP") || m->precision != PREC_FP32)) {
         m->be.ops->infer_forward(m->be.ctx, m, n);
         return;
     }

@@ -38,6 +38,9 @@ struct infer_model {
     /* the CPU backend's schedule (infer_cpu.c; released through the backend's infer_release): */
     float *packed; size_t *pack_off; /* per-layer re-laid-out conv weights */
     struct infer_team *team;         /* helper threads of the pass schedule */
+    /* reduced precision (infer_set_precision; the CUDA backend's schedule, infer_cuda.c): */
+    enum precision precision;        /* of a pass (PREC_FP32 unless set); logits stay fp32 */
+    void *lp_weights, *lp_acts;      /* 16-bit weights (converted once) and activations */
 };
 
 /* Fold a (trained) net into an inference model planned for batches up to N. */
@@ -48,6 +51,10 @@ void infer_free(struct infer_model *m);
 /* Run the model on another backend from now on (its buffers are re-made there; same batch;
  * nothing to do when it is the same backend). */
 void infer_move(struct infer_model *m, struct backend be);
+
+/* Run passes in precision p from now on (the backend's infer_precision; fp32 everywhere):
+ * TIPC_ENOTBUILT with a message when the backend has no such pass. Survives infer_move. */
+enum tipc_status infer_set_precision(struct infer_model *m, enum precision p);
 
 enum tipc_status infer_save(const struct infer_model *m, const char *path);
 /* Write it to a finished, unpublished staged file (core/staged.h) for staged_publish(). */

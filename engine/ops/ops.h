@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "desc.h"
+#include "precision.h"
 
 /* Kernels run in parallel only above this many elements of work: below it, waking the
  * OpenMP team costs more than it saves (bs=1 inference), and on a loaded machine each
@@ -159,6 +160,30 @@ xent_backward_fn xent_backward_cpu;
 typedef void sgd_step_fn(struct backend_ctx *cx, float *p, float *m, const float *g, size_t n, float lr, float mu,
                          float wd);
 sgd_step_fn sgd_step_cpu;
+
+/* ---- mixed precision (precision.h has the design, the state layout and the scalar rounding) ---
+ * `state` is the loss scaler's AMP_STATE_FLOATS floats in the backend's memory. None of these
+ * waits for the host: the skip decision travels in state[AMP_FOUND_INF]. Optional in a backend
+ * (NULL: only fp32 runs there; backend_has_amp()). */
+/* out = in rounded to p (round to nearest even; fp16: inf past 65504); out == in allowed */
+typedef void amp_round_fn(struct backend_ctx *cx, float *out, const float *in, size_t n, enum precision p);
+/* x = round_p(x * state[AMP_SCALE]): the loss scale applied where backward starts (dlogits) */
+typedef void amp_scale_fn(struct backend_ctx *cx, float *x, size_t n, const float *state, enum precision p);
+/* g *= 1 / state[AMP_SCALE]; state[AMP_FOUND_INF] = 1 if any g is NaN or +-inf, else 0 (one
+ * pass: the fused unscale + finite check) */
+typedef void amp_unscale_check_fn(struct backend_ctx *cx, float *g, size_t n, float *state);
+/* sgd_step, or nothing at all (p and m untouched) when state[AMP_FOUND_INF] != 0 */
+typedef void sgd_step_amp_fn(struct backend_ctx *cx, float *p, float *m, const float *g, size_t n, float lr,
+                             float mu, float wd, const float *state);
+/* after the update: found_inf -> skipped += 1, good = 0, and (dynamic) scale *= backoff_factor;
+ * else good += 1 and (dynamic) at good == growth_interval scale *= growth_factor, good = 0. The
+ * scale never grows past 2^24 (nor falls under 2^-24). */
+typedef void amp_update_fn(struct backend_ctx *cx, float *state, const struct loss_scaler *ls);
+amp_round_fn amp_round_cpu;
+amp_scale_fn amp_scale_cpu;
+amp_unscale_check_fn amp_unscale_check_cpu;
+sgd_step_amp_fn sgd_step_amp_cpu;
+amp_update_fn amp_update_cpu;
 
 /* ---- inference in parts: each op's work cut into nparts pieces, part `part` computed by the
  * calling thread alone (no OpenMP inside), so a whole forward pass runs in ONE parallel region
