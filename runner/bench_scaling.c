@@ -112,6 +112,7 @@ static void rank_args(const struct scaling_opts *o, const char *dir, char **w, i
     w[(*k)++] = xasprintf("--threads=%d", o->threads);
     w[(*k)++] = xasprintf("--num-classes=%d", o->classes);
     w[(*k)++] = xasprintf("--bucket-mb=%d", o->bucket_mb);
+    w[(*k)++] = xasprintf("--overlap=%s", o->overlap ? "on" : "off");
     w[(*k)++] = xasprintf("--result-dir=%s", dir);
 }
 

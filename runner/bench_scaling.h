@@ -21,6 +21,7 @@ struct scaling_opts {
     const char *ranks;              /* "1,2,4,8" */
     const char *output;             /* folder for the table and the runs' logs */
     int batch, res, steps, warmup, threads, classes, bucket_mb; /* passed to each rank's bench train */
+    bool overlap;                   /* buckets' allreduce during backward (bench train --overlap) */
     double timeout_s;               /* per run */
     bool netns;
     const char *link_delay, *link_rate; /* --netns: tc values as given (checked by netns.c) */

@@ -20,8 +20,9 @@ static const char *const header[] = {"ranks", "global img/s", "per-rank img/s", 
 void scaling_print(const struct scaling_table *t)
 {
     const struct scaling_opts *o = t->o;
-    printf("# tipc bench scaling %s, per-rank batch %d, %d px, %d timed steps after %d, %d thread%s per rank\n",
-           t->when, o->batch, o->res, o->steps, o->warmup, o->threads, o->threads == 1 ? "" : "s");
+    printf("# tipc bench scaling %s, per-rank batch %d, %d px, %d timed steps after %d, %d thread%s per rank, "
+           "%d MB buckets %s\n", t->when, o->batch, o->res, o->steps, o->warmup, o->threads, o->threads == 1 ? "" : "s",
+           o->bucket_mb, o->overlap ? "overlapping backward" : "after backward (blocking)");
     printf("# network: %s; load average at the start %.2f %.2f %.2f\n", t->network, t->load[0], t->load[1],
            t->load[2]);
     printf("%5s %14s %15s %9s %11s %13s\n", header[0], header[1], header[2], header[3], header[4], header[5]);
@@ -44,11 +45,11 @@ static char *table_json(const struct scaling_table *t)
                                               "efficiency", r->efficiency, "exposed_comm_share", r->comm_share,
                                               "rank0_median_step_seconds", r->median_step_s));
     }
-    json_t *j = json_pack("{s:s, s:s, s:[f,f,f], s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i}, s:o}", "when", t->when,
+    json_t *j = json_pack("{s:s, s:s, s:[f,f,f], s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o}", "when", t->when,
                           "network", t->network, "load_average", t->load[0], t->load[1], t->load[2], "settings",
                           "batch_per_rank", o->batch, "resolution", o->res, "steps", o->steps, "warmup", o->warmup,
                           "threads_per_rank", o->threads, "num_classes", o->classes, "bucket_mb", o->bucket_mb,
-                          "rows", rows);
+                          "overlap", o->overlap, "rows", rows);
     char *s = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
     json_decref(j);
     CHECK(s, "out of memory");
@@ -62,8 +63,9 @@ static char *table_md(const struct scaling_table *t)
     char *s = xmalloc(cap);
 #define ADD(...) len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__)
     ADD("Scaling, %s: per-rank batch %d, %d px, %d timed steps after %d warm-up, %d thread(s) per rank, "
-        "gradient buckets of %d MB; network: %s; load average at the start %.2f %.2f %.2f.\n\n",
-        t->when, o->batch, o->res, o->steps, o->warmup, o->threads, o->bucket_mb, t->network, t->load[0], t->load[1],
+        "gradient buckets of %d MB %s; network: %s; load average at the start %.2f %.2f %.2f.\n\n",
+        t->when, o->batch, o->res, o->steps, o->warmup, o->threads, o->bucket_mb,
+        o->overlap ? "overlapping backward" : "after backward (blocking)", t->network, t->load[0], t->load[1],
         t->load[2]);
     ADD("| %s | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|\n", header[0], header[1], header[2], header[3],
         header[4], header[5]);

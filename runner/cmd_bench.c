@@ -39,7 +39,7 @@ static const char footer[] =
     "where the next step's inputs are staged while the GPU runs the step (the host is held back by\n"
     "the two input slots, so a step's time is still the GPU's) and the device syncs at the end.\n"
     "Under `tipc launch` (WORLD_SIZE > 1) `train` joins the job's collectives and averages the gradients\n"
-    "over the ranks in --bucket-mb buckets, as `tipc train` does.\n"
+    "over the ranks in --bucket-mb buckets overlapping backward (--overlap), as `tipc train` does.\n"
     "Exit codes: 0 ok, 2 usage, 4 a scaling run's ranks failed, 5 a result could not be written, 7 gpu not\n"
     "built or no CUDA device, or (--netns) network namespaces, veth, or the tc qdisc a link needs are not\n"
     "available here (netem for --link-delay; tbf for --link-rate alone), 130 interrupted.\n"
@@ -50,7 +50,7 @@ struct bench_opts {
     const char *model, *device, *result_dir, *precision;
     struct amp_policy amp;
     int batch, res, steps, warmup, threads, classes, bucket_mb;
-    bool graph, graph_seen;
+    bool graph, graph_seen, overlap;
     struct backend be;
     struct comm *comm;      /* WORLD_SIZE > 1: the job's collectives (allreduce strategy); NULL: one process */
     double seconds;         /* out: the timed steps' wall time */
@@ -81,7 +81,8 @@ static enum tipc_status bench_train(struct bench_opts *o)
     mobilenet_v3_small_build(&net, &cfg, o->batch, o->be);
     net_init_params(&net, 1);
     struct dp dp = {0};
-    struct dp_opts dpo = {.comm = o->comm, .bucket_bytes = (size_t)o->bucket_mb << 20, .overlap = true};
+    struct dp_opts dpo = {.comm = o->comm, .bucket_bytes = (size_t)o->bucket_mb << 20,
+                          .overlap = o->overlap};
     dp_init(&dp, &dpo, &net);
     enum tipc_status st = dp_sync_from_rank0(&dp, &net, true);
     size_t ni = (size_t)o->batch * o->res * o->res * 3;
@@ -184,7 +185,7 @@ static enum tipc_status write_rank_result(const struct bench_opts *o, int rank, 
 int cmd_bench(int argc, char **argv)
 {
     struct bench_opts o = {.model = "mobilenet_v3_small", .device = "cpu", .batch = 32, .res = 224, .steps = 10, .warmup = 2,
-                           .threads = 0, .classes = 1000, .bucket_mb = 25};
+                           .threads = 0, .classes = 1000, .bucket_mb = 1, .overlap = true};
     struct scaling_opts so = {.ranks = "1,2,4,8", .output = "./logs/bench_scaling", .timeout_s = 900};
     int rank = 0, world = 1;
     struct backend_settings eng = {0};
@@ -207,7 +208,11 @@ int cmd_bench(int argc, char **argv)
          "one plain pass) and replayed every later step (the input upload stays\n"
          "outside the graph)", NULL, opt_on_off},
         {"--bucket-mb", NULL, OPT_INT, &o.bucket_mb, NULL, 0, 4096, "MB",
-         "train, scaling: gradient allreduce bucket (Distributed.fuse_grad_size_in_MB; default 25)", NULL, NULL},
+         "train, scaling: gradient allreduce bucket (Distributed.fuse_grad_size_in_MB;\n"
+         "default 1, the recipe's)", NULL, NULL},
+        {"--overlap", NULL, OPT_FN, &o.overlap, NULL, 0, 0, "on|off",
+         "train, scaling: start each bucket's allreduce during backward (on, the\n"
+         "recipe's Distributed.overlap_allreduce) or after it, blocking (off)", NULL, opt_on_off},
         {"--ranks", NULL, OPT_STR, &so.ranks, NULL, 0, 0, "N1,N2,..", "scaling: the rank counts to run (default 1,2,4,8)", NULL, NULL},
         {"--output", NULL, OPT_STR, &so.output, NULL, 0, 0, "DIR",
          "scaling: where the table (scaling.json, .md, .svg) and each run's\n"
@@ -246,7 +251,7 @@ int cmd_bench(int argc, char **argv)
     if (rank >= world) return error_msg(TIPC_EDIST, "bench: RANK %d is not below WORLD_SIZE %d", rank, world);
     if (!strcmp(what, "scaling")) {
         so.batch = o.batch, so.res = o.res, so.steps = o.steps, so.warmup = o.warmup, so.threads = o.threads;
-        so.classes = o.classes, so.bucket_mb = o.bucket_mb;
+        so.classes = o.classes, so.bucket_mb = o.bucket_mb, so.overlap = o.overlap;
         if (strcmp(o.device, "cpu") || o.graph_seen || o.result_dir)
             return error_msg(TIPC_EUSAGE, "bench scaling: runs on the CPU; --device, --cuda-graph and --result-dir are "
                                           "for train and infer");

@@ -54,8 +54,8 @@ void train_graph_free(struct net *net)
 long train_graph_replays(const struct net *net) { return net->tg ? net->tg->replays : 0; }
 
 /* Run the staged step of slot k: replayed, captured now, or op by op. */
-static void run_slot(struct net *net, struct train_graph *g, int k, enum step_mode mode, int n,
-                     const struct train_step *s)
+static enum tipc_status run_slot(struct net *net, struct dp *dp, struct train_graph *g, int k, enum step_mode mode,
+                                 int n, const struct train_step *s)
 {
     struct backend *be = &net->be;
     bool graph = mode == STEP_GRAPH && !g->failed && g->staged >= TRAIN_GRAPH_WARMUP && backend_has_graphs(be);
@@ -63,8 +63,9 @@ static void run_slot(struct net *net, struct train_graph *g, int k, enum step_mo
     if (graph && !g->captured[k]) {
         char why[256];
         backend_graph_begin(be);
-        net_train_step_staged(net, n, s);
-        g->captured[k] = backend_graph_end_id(be, 1 + k, why, sizeof why);
+        enum tipc_status st = net_train_step_staged(net, dp, n, s);
+        g->captured[k] = backend_graph_end_id(be, 1 + k, why, sizeof why) && st == TIPC_OK;
+        if (st != TIPC_OK) return st; /* a collective failed while it was being recorded */
         if (!g->captured[k]) {
             warning_msg("capturing the training step as a CUDA Graph failed (%s); it runs op by op from now on", why);
             g->failed = true;
@@ -74,13 +75,13 @@ static void run_slot(struct net *net, struct train_graph *g, int k, enum step_mo
     if (graph) {
         backend_graph_launch_id(be, 1 + k);
         g->replays++;
-    } else {
-        net_train_step_staged(net, n, s);
-        g->staged++;
+        return TIPC_OK;
     }
+    g->staged++;
+    return net_train_step_staged(net, dp, n, s);
 }
 
-enum tipc_status train_graph_step(struct net *net, struct train_step *s)
+enum tipc_status train_graph_step(struct net *net, struct dp *dp, struct train_step *s)
 {
     const struct micro_batch *b = &s->mb[0];
     CHECK(b->images && b->n > 0 && b->n <= net->N, "staged step: batch of %d (planned %d)", b->n, net->N);
@@ -106,14 +107,16 @@ enum tipc_status train_graph_step(struct net *net, struct train_step *s)
     struct step_inputs si = {(const struct step_scalars *)block, (const int32_t *)(block + g->off_labels),
                              (const uint8_t *)(block + g->off_images), g->loss + k};
     net->staged = &si;
-    run_slot(net, g, k, s->mode, b->n, s);
+    enum tipc_status st = run_slot(net, dp, g, k, s->mode, b->n, s);
     net->staged = NULL;
     net->be.ops->stage_release(net->be.ctx, k);
+    if (st != TIPC_OK) return st;
     if (s->logits_host) net_to_host(net, s->logits_host, net_logits(net), (size_t)b->n * net_num_classes(net));
     if (s->loss_unread) {
         s->loss = NAN;
-        return TIPC_OK;
+        return dp ? dp->s->updated(dp, net, s->step + 1) : TIPC_OK;
     }
     net_to_host(net, &s->loss, g->loss + k, 1);
-    return isfinite(s->loss) ? TIPC_OK : TIPC_ENUMERIC;
+    if (!isfinite(s->loss)) return TIPC_ENUMERIC;
+    return dp ? dp->s->updated(dp, net, s->step + 1) : TIPC_OK;
 }

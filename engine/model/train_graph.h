@@ -20,7 +20,7 @@
 
 /* One staged step from s->mb[0] (images and labels in host memory). Waits for the loss unless
  * s->loss_unread; TIPC_ENUMERIC when it is not finite (the update was skipped on the device). */
-enum tipc_status train_graph_step(struct net *net, struct train_step *s);
+enum tipc_status train_graph_step(struct net *net, struct dp *dp, struct train_step *s);
 /* Steps replayed from a graph so far (0 on a backend without graphs). */
 long train_graph_replays(const struct net *net);
 /* Frees what the first staged step made (net_free calls it). */

@@ -40,23 +40,31 @@ static enum tipc_status eager_step(struct net *net, struct dp *dp, struct train_
     return TIPC_OK;
 }
 
-void net_train_step_staged(struct net *net, int n, const struct train_step *s)
+/* A strategy whose collectives are only enqueued on the backend's stream (the overlapped NCCL
+ * buckets: comm_async's stream path), so a capture records them as a fork/join of streams. */
+static bool dp_capturable(const struct dp *dp) { return dp->async && comm_async_on_stream(dp->async); }
+
+enum tipc_status net_train_step_staged(struct net *net, struct dp *dp, int n, const struct train_step *s)
 {
     net->train = true;
     net_set_input_staged(net, n);
     net_forward(net, n);
     net_loss_staged(net, n, s->label_smoothing);
     net_zero_grad(net);
+    if (dp && dp->s->backward_begin) TRY(dp->s->backward_begin(dp, net, 0, s->step));
     net_backward(net, n, s->label_smoothing);
+    if (dp) TRY(dp->s->grads_ready(dp, net, 0));
+    if (dp) TRY(dp->s->reduce(dp, net, s->step));
     net_sgd_update_staged(net, s->momentum, s->weight_decay);
+    return TIPC_OK;
 }
 
 enum tipc_status net_train_step(struct net *net, struct dp *dp, struct train_step *s)
 {
-    /* the staged step is one micro-batch from host images, and the single strategy's hooks
-     * (nothing) are all it runs of dp */
-    bool staged = s->mode != STEP_EAGER && s->mb[0].images && (!dp || (dp->micro == 1 && !dp->o.comm));
-    return staged ? train_graph_step(net, s) : eager_step(net, dp, s);
+    /* the staged step is one micro-batch from host images, with no strategy or one whose
+     * collectives can be captured */
+    bool staged = s->mode != STEP_EAGER && s->mb[0].images && (!dp || (dp->micro == 1 && (!dp->o.comm || dp_capturable(dp))));
+    return staged ? train_graph_step(net, dp, s) : eager_step(net, dp, s);
 }
 
 enum step_mode train_step_mode(const struct net *net, const struct dp *dp, bool want_graph, char *why, size_t n)
@@ -71,12 +79,13 @@ enum step_mode train_step_mode(const struct net *net, const struct dp *dp, bool 
                  precision_name(net->amp.prec));
     } else if (dp && dp->micro > 1) {
         snprintf(why, n, "eager (simulated ranks add their gradients on the host)");
-    } else if (dp && dp->o.comm) {
-        snprintf(why, n, "eager (data parallel: the %s collectives wait on the host, so the step cannot be captured)",
-                 comm_backend_name(dp->o.comm));
+    } else if (dp && dp->o.comm && !dp_capturable(dp)) {
+        snprintf(why, n, "eager (data parallel: the %s collectives %s, so the step cannot be captured)",
+                 comm_backend_name(dp->o.comm), dp->async ? "run on a thread" : "wait on the host");
     } else {
         snprintf(why, n, "CUDA Graph (inputs staged in 2 slots on a side stream; each slot's step captured after "
-                         "%d warm-up step and replayed)", TRAIN_GRAPH_WARMUP);
+                         "%d warm-up step and replayed%s)", TRAIN_GRAPH_WARMUP,
+                 dp && dp->o.comm ? ", its gradient buckets' allreduce on the communication stream with it" : "");
         return STEP_GRAPH;
     }
     return STEP_EAGER;

@@ -32,8 +32,9 @@
  *   STEP_GRAPH   STAGED for a warm-up step, then each slot's step captured once as a CUDA Graph
  *                and replayed every step with that slot's new inputs; STAGED where the backend
  *                has no graphs or a capture fails (the warning says why).
- * train_step_mode() chooses for a run and says why; the dp strategy must be single (the
- * collectives of the others wait on the host: not capturable as they are). */
+ * train_step_mode() chooses for a run and says why; the dp strategy must be single, or the
+ * overlapped allreduce on NCCL's stream (its buckets are only enqueued, after an event, and
+ * joined back with another: a capture records that fork/join); the others wait on the host. */
 #ifndef TIPC_TRAIN_STEP_H
 #define TIPC_TRAIN_STEP_H
 #include <stdbool.h>
@@ -82,7 +83,10 @@ enum tipc_status net_train_step(struct net *net, struct dp *dp, struct train_ste
 enum step_mode train_step_mode(const struct net *net, const struct dp *dp, bool want_graph, char *why, size_t n);
 
 /* The staged step's ops on net->staged's inputs (train_graph.c calls it, directly or inside a
- * capture): forward, loss, zero_grad, backward, update; nothing waits for the device. */
-void net_train_step_staged(struct net *net, int n, const struct train_step *s);
+ * capture): forward, loss, zero_grad, backward (dp's backward_begin / grads_ready around it), dp's
+ * reduce, update; nothing waits for the device. dp: NULL, single, or a strategy whose collectives
+ * are enqueued on the backend's stream (the overlapped NCCL buckets). Its updated() is the
+ * caller's, after the step. */
+enum tipc_status net_train_step_staged(struct net *net, struct dp *dp, int n, const struct train_step *s);
 
 #endif

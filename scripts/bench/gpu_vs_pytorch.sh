@@ -12,7 +12,8 @@
 # 37.5 / 18.7 MB (a model of the bytes, not a counter).
 # Env: PYTHON (python3 with a CUDA torch + torchvision), BS (256), BS_SMALL (32), RES (224),
 # STEPS (20), ISTEPS (100), TF32 (1), MODES (torch columns; default "eager eager_amp"; COMPILE=1
-# adds "compile compile_amp": minutes of compiling), TORCH_TIMEOUT (s per PyTorch run, 300),
+# adds "compile compile_amp": minutes of compiling), TORCH_TIMEOUT (s per PyTorch run, 300; a run
+# that takes longer is n/a), TORCH_SMALL (1; 0: no PyTorch run at bs=$BS_SMALL, n/a there),
 # MD (write the results as a markdown table to this file too).
 # No GPU (or a tipc built without CUDA): prints a "SKIP: no GPU" line and exits 0.
 set -u
@@ -20,7 +21,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TIPC_REL:-$ROOT/bin/tipc}
 PY=${PYTHON:-python3}
 BS=${BS:-256}; BS_SMALL=${BS_SMALL:-32}; RES=${RES:-224}; STEPS=${STEPS:-20}; ISTEPS=${ISTEPS:-100}
-TF32=${TF32:-1}; COMPILE=${COMPILE:-0}; TORCH_TIMEOUT=${TORCH_TIMEOUT:-300}; MD=${MD:-}
+TF32=${TF32:-1}; COMPILE=${COMPILE:-0}; TORCH_TIMEOUT=${TORCH_TIMEOUT:-300}; TORCH_SMALL=${TORCH_SMALL:-1}; MD=${MD:-}
 read -r -a modes <<<"${MODES:-eager eager_amp}"
 [ "$COMPILE" = 1 ] && modes+=(compile compile_amp)
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
@@ -92,7 +93,7 @@ for md in "${modes[@]}"; do
     a=n/a b=n/a c=n/a s=n/a
     if [ $have_torch = 1 ]; then
         read -r a b c < <(torch_run "$md" "$BS" || echo "n/a n/a n/a")
-        read -r s _ _ < <(torch_run "$md" "$BS_SMALL" || echo "n/a n/a n/a")
+        [ "$TORCH_SMALL" = 1 ] && read -r s _ _ < <(torch_run "$md" "$BS_SMALL" || echo "n/a n/a n/a")
     fi
     P[$md]="${a:-n/a} ${s:-n/a} ${b:-n/a} ${c:-n/a}"
 done

@@ -6,7 +6,9 @@
 #              training step vs eager vs the CPU), then tests/e2e/test_gpu_train.sh
 #     bench    scripts/bench/gpu_vs_pytorch.sh: tipc vs PyTorch eager and eager AMP (bf16), train
 #              bs 256 and 32, infer bs 1 latency and bs 256, HBM fractions
-#     compile  the same with the torch.compile peers (minutes of compiling: a second call)
+#     compile  the same with the torch.compile peers at bs 256 (minutes of compiling: a second call)
+#     sanitize compute-sanitizer (memcheck, then racecheck) over test_cuda_graph: the staged step's
+#              kernels and copies, captured and replayed (optional; about a minute or two)
 # Everything goes to $OUT (the device tool's returned folder; else ./gpu-verify): env.txt (commit,
 # nvidia-smi, driver, CUDA, cuDNN, NCCL and PyTorch versions), tests.log, bench.log + bench.md (or
 # compile.log + compile.md: the results as a markdown table for docs/benchmarks.md) and
@@ -24,7 +26,9 @@ START=$(date +%s)
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(tests bench)
 for p in "${parts[@]}"; do
-    case $p in tests | bench | compile) ;; *) echo "verify: unknown part '$p' (tests, bench, compile)" >&2; exit 2 ;; esac
+    case $p in tests | bench | compile | sanitize) ;;
+        *) echo "verify: unknown part '$p' (tests, bench, compile, sanitize)" >&2; exit 2 ;;
+    esac
 done
 SUM=$OUT/summary.txt
 : >"$SUM"
@@ -33,9 +37,11 @@ note() { echo "$*" | tee -a "$SUM"; }
 limit() { local left=$((BUDGET - ($(date +%s) - START) - 10)); [ "$1" -lt "$left" ] && echo "$1" || echo "$left"; }
 
 # ---- the bundle ---------------------------------------------------------------------------------
-GB=${GPUBUNDLE:-/tmp/gpubundle}
-if [ ! -x "$GB/bin/tipc" ]; then
-    if [ -f "$ROOT/.gpubundle.tar.xz" ]; then
+GB=${GPUBUNDLE:-/tmp/gpubundle}   # the archive unpacks as a folder named gpubundle
+[ "$(basename "$GB")" = gpubundle ] || { note "verify: GPUBUNDLE must end in /gpubundle, not '$GB'"; exit 2; }
+if [ -f "$ROOT/.gpubundle.tar.xz" ] || [ ! -x "$GB/bin/tipc" ]; then
+    if [ -f "$ROOT/.gpubundle.tar.xz" ]; then # unpacked each time: an earlier call's may be older
+        rm -rf "$GB"
         mkdir -p "$(dirname "$GB")"
         tar xJf "$ROOT/.gpubundle.tar.xz" -C "$(dirname "$GB")" 2>/dev/null ||   # no xz there: Python's lzma
             python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
@@ -65,15 +71,31 @@ commit=$(cat "$GB/COMMIT" 2>/dev/null || git -C "$ROOT" rev-parse HEAD 2>/dev/nu
         echo "nvidia-smi: not found"
     fi
     command -v nvcc >/dev/null && nvcc --version | tail -2
-    echo "libraries tipc loads (LD_LIBRARY_PATH):"
-    for d in ${LD_LIBRARY_PATH//:/ }; do
-        ls "$d" 2>/dev/null | grep -E '^lib(cudart|cublas|cublasLt|cudnn|nccl)\.so\.[0-9]+\.[0-9]' | sed "s|^|  $d/|"
+    echo "NVIDIA libraries tipc loads (first on LD_LIBRARY_PATH), with the versions they report:"
+    for lib in libcudart.so.13 libcublas.so.13 libcudnn.so.9 libnccl.so.2; do
+        for d in ${LD_LIBRARY_PATH//:/ }; do
+            [ -e "$d/$lib" ] || continue
+            f=$(readlink -f "$d/$lib")
+            v=$(python3 -c '
+import ctypes, sys
+l, name = ctypes.CDLL(sys.argv[1]), sys.argv[2]
+v = ctypes.c_int()
+if name.startswith("libcudart"):
+    l.cudaRuntimeGetVersion(ctypes.byref(v)); r = v.value; l.cudaDriverGetVersion(ctypes.byref(v))
+    print("runtime", r, "driver API", v.value)
+elif name.startswith("libcudnn"): print("cudnnGetVersion", l.cudnnGetVersion())
+elif name.startswith("libnccl"): l.ncclGetVersion(ctypes.byref(v)); print("ncclGetVersion", v.value)
+' "$f" "$lib" 2>/dev/null)
+            echo "  $f ${v:-}"
+            break
+        done
     done
     python3 -c 'import torch, torchvision; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn",
         torch.backends.cudnn.version(), "nccl", torch.cuda.nccl.version() if torch.cuda.is_available() else "-",
         "torchvision", torchvision.__version__)' 2>&1 | tail -1
 } >"$OUT/env.txt" 2>&1
-note "verify: commit $commit, $(grep -m1 -A1 '^name' "$OUT/env.txt" | tail -1)"
+gpu=$(grep -m1 -A1 '^name' "$OUT/env.txt" | tail -1)
+note "verify: commit $commit, ${gpu:-no nvidia-smi}"
 
 status=0
 # ---- tests --------------------------------------------------------------------------------------
@@ -125,12 +147,29 @@ run_bench() { # name, env for gpu_vs_pytorch.sh
     fi
 }
 
+# ---- compute-sanitizer ---------------------------------------------------------------------------
+run_sanitize() {
+    local log=$OUT/sanitize.log tool rc cs
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+    if [ -z "$cs" ]; then note "skip  sanitize: no compute-sanitizer here"; return; fi
+    : >"$log"
+    for tool in memcheck racecheck; do
+        echo "==== $tool" >>"$log"
+        timeout "$(limit 240)" "$cs" --tool "$tool" --error-exitcode 99 "$GB/bin/test_cuda_graph" >>"$log" 2>&1
+        rc=$?
+        if [ "$rc" -eq 0 ]; then note "ok    sanitize $tool test_cuda_graph"
+        else note "FAIL  sanitize $tool test_cuda_graph (exit $rc; sanitize.log)"; status=1; fi
+    done
+}
+
 for p in "${parts[@]}"; do
     if [ "$(limit 60)" -lt 60 ]; then note "verify: no time left for '$p' (BUDGET=$BUDGET s)"; status=1; continue; fi
     case $p in
         tests) run_tests ;;
-        bench) run_bench bench MODES="eager eager_amp" ;;
-        compile) run_bench compile MODES="compile compile_amp" ;;
+        sanitize) run_sanitize ;;
+        bench) run_bench bench MODES="eager eager_amp" TORCH_TIMEOUT=150 ;;
+        # the issue's compile target is at bs 256 only: two compiles, not four
+        compile) run_bench compile MODES="compile_amp compile" TORCH_TIMEOUT=240 TORCH_SMALL=0 ;;
     esac
 done
 note "verify: done in $(($(date +%s) - START)) s; files in $OUT"

@@ -49,6 +49,13 @@ assert all(len(p.get("points").split()) == 2 for p in lines)
 print("table ok:", {n: round(r["global_ips"], 1) for n, r in rows.items()})
 PY
 
+# the blocking mode is carried to the ranks and named in the table
+"$T" bench scaling --ranks 2 "${ARGS[@]}" --overlap off --bucket-mb 25 --output off >off.out 2>off.err || fail "--overlap off: $(cat off.err)"
+grep -q '25 MB buckets after backward (blocking)' off.out || fail "blocking header: $(cat off.out)"
+grep -q 'tipc bench train.*ranks=2' off/n2/launch.out || fail "ranks' header"
+python3 -c 'import json,sys; t=json.load(open("off/scaling.json")); s=t["settings"]; assert s["overlap"] is False and s["bucket_mb"] == 25, s' || fail "settings in scaling.json"
+python3 -c 'import json,sys; t=json.load(open("out/scaling.json")); s=t["settings"]; assert s["overlap"] is True and s["bucket_mb"] == 1, s' || fail "default settings in scaling.json"
+
 # a run that does not finish (--timeout) fails naming its logs, and a rank result left by an earlier
 # run is removed before the run starts, never counted; every rank is gone afterwards
 echo '{"rank":0,"world":1,"seconds":1,"comm_seconds":0,"median_step_seconds":1}' >out/n1/rank0.json

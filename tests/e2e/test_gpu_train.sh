@@ -63,10 +63,16 @@ cd "$W" || fail cd
     --output-dir "$W/dp" >"$W/dp.log" 2>&1 || { cat "$W/dp.log" dl/workerlog.*; fail "2 ranks on one GPU, gloo"; }
 grep -q 'data parallel: 2 ranks (gloo)' "$W/dp.log" || fail "no data-parallel report (gloo)"
 TIPC_COMM_BACKEND=nccl TIPC_COMM_TIMEOUT=60 timeout 180 "$T" launch --job_id="gpunccl$$" --nproc_per_node=2 --gpus=0,0 \
-    --log_dir=nl train "${TINY[@]}" --device gpu --output-dir "$W/nc" >"$W/nc.log" 2>&1
+    --log_dir=nl train "${TINY[@]}" --device gpu -o Distributed.fuse_grad_size_in_MB=1 --output-dir "$W/nc" >"$W/nc.log" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then
     grep -q 'data parallel: 2 ranks (nccl)' "$W/nc.log" || fail "no data-parallel report (nccl)"
+    # 1 MB buckets enqueued on NCCL's stream during backward; the epoch-end identity check passed
+    grep -q 'buckets (fuse_grad_size_in_MB, .*) overlapping backward on a communication stream' "$W/nc.log" ||
+        fail "nccl: the buckets did not overlap backward on the stream: $(grep 'data parallel' "$W/nc.log")"
+    # and with them the whole step, allreduce included, is captured and replayed (train_step.h)
+    grep -q '^training step: CUDA Graph (.*gradient buckets' "$W/nc.log" ||
+        fail "nccl: the step with the overlapped buckets was not captured: $(grep 'training step' "$W/nc.log")"
     echo "note: NCCL ran two ranks on one GPU"
 else
     [ $rc -eq 4 ] || { cat "$W/nc.log" nl/workerlog.*; fail "nccl, two ranks on one GPU: exit $rc, want 0 or 4"; }

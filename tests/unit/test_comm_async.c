@@ -62,14 +62,14 @@ static int scenario_peer_dies(void)
     comm_async_allreduce(a, b, 1024, COMM_F32, COMM_SUM);
     if (comm_async_wait(a, NULL, NULL)) FAILF("the first round failed");
     comm_set_step(c, 1);
+    struct capture cap;   /* from here: the communication thread may report the failure at once */
+    capture_stderr_begin(&cap);
     for (int k = 0; k < 4; k++) comm_async_allreduce(a, b + (size_t)k * (n / 4), n / 4, COMM_F32, COMM_SUM);
     if (rank == w - 1) {
         usleep(2000);
         _exit(3);
     }
     double t0 = now_seconds();
-    struct capture cap;
-    capture_stderr_begin(&cap);
     enum tipc_status st = comm_async_wait(a, NULL, NULL);
     char *err = capture_stderr_end(&cap);
     double dt = now_seconds() - t0;
@@ -168,7 +168,8 @@ static void test_watchdog_sees_the_communication_thread(void **s)
     fputs(err, stderr);
     assert_int_equal(codes[0], TIPC_EDIST);
     assert_true(secs < 12);
-    assert_non_null(strstr(err, "rank 0 (node 0): no progress for 2 s in allreduce #1 (8192 bytes) at step 9"));
+    assert_non_null(strstr(err, "rank 0 (node 0): no progress for "));   /* 2 s, or 3 under load */
+    assert_non_null(strstr(err, " s in allreduce #1 (8192 bytes) at step 9; aborting the job"));
     assert_non_null(last_notice);   /* every launcher would now stop its ranks */
     free(err);
     free(last_notice);
