@@ -34,9 +34,18 @@ void rdzv_client_free(struct rdzv_client *c)
 {
     if (c->curl) curl_easy_cleanup(c->curl);
     free(c->base);
+    free(c->root);
     free(c->token);
     free(c->where);
     memset(c, 0, sizeof *c);
+}
+
+void rdzv_client_set_round(struct rdzv_client *c, int round)
+{
+    if (!c->base) return;
+    if (!c->root) c->root = c->base;
+    else free(c->base);
+    c->base = round > 0 ? xasprintf("%sr%d/", c->root, round) : xstrdup(c->root);
 }
 
 struct sink { char *p; size_t n, cap; };

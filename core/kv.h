@@ -9,7 +9,9 @@
  *
  * It is not a general database: one job per server, values live in memory until the server stops.
  * Keys the launcher and comm use: node/N (a node's view of the job), alive/N (heartbeat),
- * done/N, fail (first failure notice, created once), gloo/... (Gloo's rendezvous store). */
+ * done/N, fail (first failure notice, created once), gloo/... (Gloo's rendezvous store).
+ * Round k > 0 of a job restarted by `tipc launch --max_restarts` uses the same keys under rK/
+ * (rdzv_client_set_round), so nothing of an earlier attempt is read by a later one. */
 #ifndef TIPC_KV_H
 #define TIPC_KV_H
 
@@ -22,7 +24,8 @@
 
 /* ---- client ---------------------------------------------------------------------------------- */
 struct rdzv_client {
-    char *base;      /* "http://HOST:PORT/kv/JOB/" */
+    char *base;      /* "http://HOST:PORT/kv/JOB/", in round k > 0 "http://HOST:PORT/kv/JOB/rK/" */
+    char *root;      /* the base of round 0 (set by rdzv_client_set_round) */
     char *token;
     char *where;     /* "rank 3" / "node 1": who is asking, for messages */
     void *curl;      /* CURL *, one per client; a client is used by one thread at a time */
@@ -34,6 +37,8 @@ struct rdzv_client {
 enum tipc_status rdzv_client_init(struct rdzv_client *c, const char *host, int port, const char *job,
                                   const char *token, const char *where);
 void rdzv_client_free(struct rdzv_client *c);
+/* Address round `round`'s keys from now on (0: the unprefixed keys of the first attempt). */
+void rdzv_client_set_round(struct rdzv_client *c, int round);
 
 /* PUT key = (val, n). With create_only, an existing key is left alone and *created (if non-NULL)
  * says whether this call created it. */

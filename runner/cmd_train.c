@@ -46,13 +46,13 @@ struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *precision, *model;
     const char *metrics, *stage, *progress;   /* set by `tipc run` through the environment */
     struct opt_list over;
-    int epochs, batch, seed, print_freq, workers, threads, sim_world;
+    int epochs, batch, seed, print_freq, workers, threads, sim_world, save_steps, restart;
     double lr;
     bool test_only, use_gpu;
     struct comm_opts comm;
     bool cuda_graph;
     struct backend_settings eng;
-    bool s_epochs, s_batch, s_seed, s_pf, s_workers, s_lr, s_use_gpu, s_sim;
+    bool s_epochs, s_batch, s_seed, s_pf, s_workers, s_lr, s_use_gpu, s_sim, s_save;
 };
 
 static enum tipc_status apply_flags(struct train_opts *o, const struct train_flags *f)
@@ -69,6 +69,7 @@ static enum tipc_status apply_flags(struct train_opts *o, const struct train_fla
     if (f->s_seed) r->seed = f->seed;
     if (f->s_pf) r->print_freq = f->print_freq;
     if (f->s_workers) r->num_workers = f->workers;
+    if (f->s_save) r->save_interval_steps = f->save_steps;
     if (f->device) snprintf(r->device, sizeof r->device, "%s", f->device);
     if (f->s_use_gpu) snprintf(r->device, sizeof r->device, "%s", f->use_gpu ? "gpu" : "cpu");
     if (f->model && strcmp(f->model, r->arch))
@@ -102,7 +103,11 @@ int cmd_train(int argc, char **argv)
         {"--output-dir", NULL, OPT_STR, &f.output_dir, NULL, 0, 0, "DIR", "where checkpoints go", NULL, NULL},
         {"--pretrained", NULL, OPT_STR, &f.pretrained, NULL, 0, 0, "CKPT", "start from (or, with --test-only, evaluate) these weights", NULL, NULL},
         {"--test-only", NULL, OPT_SWITCH, &f.test_only, NULL, 0, 0, NULL, "evaluate --pretrained (or --resume) on the val split and exit", NULL, NULL},
-        {"--resume", NULL, OPT_STR, &f.resume, NULL, 0, 0, "CKPT", "continue from a checkpoint (weights, momentum, epoch, step, RNG)", NULL, NULL},
+        {"--resume", NULL, OPT_STR, &f.resume, NULL, 0, 0, "CKPT|auto", "continue from a checkpoint (weights, momentum, position in the\n"
+         "epoch, RNG); auto: the newest complete one in the output folder\n(none: from the start)", NULL, NULL},
+        {"--save-steps", "--save_interval", OPT_INT, &f.save_steps, &f.s_save, 0, 1000000000, "N",
+         "also checkpoint every N steps (step_S.ckpt, latest.ckpt; the last two\nstep files are kept); "
+         "Global.save_interval_steps; 0: epoch ends only", NULL, NULL},
         {"--device", NULL, OPT_STR, &f.device, NULL, 0, 0, "cpu|gpu", "where to train (default: the recipe's Global.device)", NULL, NULL},
         {"--use-gpu", NULL, OPT_BOOL, &f.use_gpu, &f.s_use_gpu, 0, 0, "BOOL", "the same as --device gpu / cpu", NULL, NULL},
         {"--amp_level", NULL, OPT_STR, &f.amp, NULL, 0, 0, "O1|O2", "mixed precision (O0/None: off): bf16 on the CPU, fp16 on a GPU\n"
@@ -135,6 +140,9 @@ int cmd_train(int argc, char **argv)
          "abort the job when a collective is stuck this long (0: the timeout + 5 s)", "TIPC_WATCHDOG", NULL},
         {"TIPC_METRICS", NULL, OPT_STR, &f.metrics, NULL, 0, 0, "FILE", "append the training metrics (JSON lines) to FILE (set by tipc run)", "TIPC_METRICS", NULL},
         {"TIPC_STAGE", NULL, OPT_STR, &f.stage, NULL, 0, 0, "NAME", "this stage's name in the run's report (set by tipc run)", "TIPC_STAGE", NULL},
+        {"TIPC_RESTART_COUNT", NULL, OPT_INT, &f.restart, NULL, 0, 1000, "N",
+         "the attempt's number under `tipc launch --max_restarts` (set by it): above 0,\n"
+         "resume from the newest complete checkpoint in the output folder", "TIPC_RESTART_COUNT", NULL},
         ENGINE_SETTINGS_OPTS(f.eng),
         {"TIPC_PROGRESS", NULL, OPT_STR, &f.progress, NULL, 0, 0, "bar|lines|none",
          "progress display (default: a bar when stderr is a terminal, else lines)", "TIPC_PROGRESS", NULL},
@@ -149,6 +157,9 @@ int cmd_train(int argc, char **argv)
     if (st == TIPC_OK && !help) st = apply_flags(&o, &f);
     if (st == TIPC_OK && !help) {
         o.pretrained = f.pretrained, o.resume = f.resume, o.test_only = f.test_only, o.threads = f.threads;
+        o.restart = f.restart;
+        o.resume_auto = f.restart > 0 || (f.resume && !strcmp(f.resume, "auto"));
+        if (f.resume && !strcmp(f.resume, "auto")) o.resume = NULL;
         o.cuda_graph = f.cuda_graph;
         o.rank = env_int("RANK", "PADDLE_TRAINER_ID", 0);
         o.world = env_int("WORLD_SIZE", "PADDLE_TRAINERS_NUM", 1);
@@ -188,7 +199,7 @@ int cmd_train(int argc, char **argv)
     if (st == TIPC_OK && !help) {
         backend_cpu_set_threads(o.threads);
         if (o.pretrained && o.resume) warning_msg("--resume given: --pretrained '%s' is ignored", o.pretrained);
-        if (o.resume) o.pretrained = NULL;
+        if (o.resume) o.pretrained = NULL;   /* with resume_auto, a fallback when no checkpoint is found */
         /* `tipc run` says where the run's metrics go, this stage's report name and how to show progress */
         struct train_log tl;
         st = train_log_open(&tl, f.metrics, f.stage, train_log_style(f.progress, o.world), o.rank, o.world);

@@ -38,7 +38,8 @@ struct launch_opts {
     int watchdog_s;      /* --watchdog (env TIPC_LAUNCH_WATCHDOG): name a rank stuck this long, 0 off; default 120 */
     bool echo_all;       /* --echo=all: every rank on the console, not only local rank 0 */
     bool standalone;     /* torchrun --standalone: one node, local store */
-    int max_restarts;    /* --max_restarts / --max_restart (accepted, not yet honoured) */
+    int max_restarts;    /* --max_restarts / --max-restarts / --max_restart: failures the job survives */
+    char *metrics, *stage; /* env TIPC_METRICS, TIPC_STAGE (set by tipc run): where restarts are recorded */
     char **cmd;          /* CMD ARGS... (points into argv) */
     int ncmd;
     /* from a scheduler's environment (launch_sched.c), -1 / NULL when none */

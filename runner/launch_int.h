@@ -47,6 +47,7 @@ struct launch_job {
     int status_pipe[2];          /* ranks -> main loop: heartbeats ("hb RANK SEQ OP STEP SECS") */
     char *beats;                 /* this node's ranks' last beats, for alive/N (owned, under mu) */
     char **peer_ips;             /* [nnodes] each node's address, from its view (owned) */
+    int round;                   /* the attempt: 0, then one more per restart (keys under rK/) */
 };
 
 /* launch_probe.c: TCP reachability between every pair of nodes before ranks start. */
@@ -54,16 +55,35 @@ enum tipc_status job_probe(struct launch_job *J);
 
 /* launch_join.c */
 enum tipc_status job_join(struct launch_job *J);             /* start server (node 0), join, check views */
+enum tipc_status job_join_round(struct launch_job *J);       /* join round J->round (the server runs) */
+/* KEY of this round as the server stores it ("r1/alive/2"; n < 0: no "/n"), malloc'ed. */
+char *job_key(const struct launch_job *J, const char *kind, int n);
+/* False once the watcher has not reached the store for 2 s. */
+bool store_alive(const struct launch_job *J);
 void job_start_watcher(struct launch_job *J);
 void job_stop_watcher(struct launch_job *J);
 /* Post the first failure notice of the job (create-only: the first one wins). */
 void job_post_failure(struct launch_job *J, const char *msg);
-/* After this node's ranks ended: publish done/left, wait as the protocol says, stop the server.
- * Returns TIPC_OK when every node finished, else TIPC_EDIST (a notice or a lost node). */
+/* launch_round.c: the end of an attempt. */
+/* A failure no restart can mend (an interrupt, a lost launcher): marks the round final, then posts. */
+void job_post_final(struct launch_job *J, const char *msg);
+/* This node's ranks all exited 0: publish done/N, wait for every node's. TIPC_OK, TIPC_EDIST (the
+ * job failed: a notice, a lost server) or TIPC_EINTR. */
+enum tipc_status job_wait_done(struct launch_job *J);
+/* The job is over: stop the watcher, publish left/N, node 0 lingers and stops the server. */
+void job_leave(struct launch_job *J, bool ok);
+/* job_wait_done (when ok) then job_leave. TIPC_OK when every node finished, else TIPC_EDIST. */
 enum tipc_status job_finish(struct launch_job *J, bool ok);
 /* Joining failed: publish left/N; node 0 waits (at most 3 s) for the nodes that joined to leave,
  * so they read the failure notice instead of a dead server; then stops the server. */
 void job_abort_join(struct launch_job *J);
+/* The round failed: its cause (the notice, malloc'ed) when a restart is due (restarts left, not
+ * final, not interrupted), else NULL. */
+char *job_restart_cause(struct launch_job *J);
+/* Stop the watcher, forget the notice, say so on stderr, join round J->round + 1. */
+enum tipc_status job_next_round(struct launch_job *J, const char *cause);
+/* A "restart" record (restart, max_restarts, node, cause) in the run's metrics (TIPC_METRICS). */
+void launch_note_restart(const struct launch_opts *o, int round, const char *cause);
 /* Copy of the remote notice, or NULL. */
 char *job_take_notice(struct launch_job *J);
 /* launch_watchdog.c: node 0's verdict on the job's heartbeats (alive[n] = node n's alive/N value,

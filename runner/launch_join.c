@@ -16,15 +16,25 @@
 #include "../core/time.h"
 #include "../core/banned.h"
 
+/* A key as the clients name it (their base adds the round's rK/); job_key() names it as the server
+ * stores it. */
 static char *node_key(const char *kind, int n) { return xasprintf("%s/%d", kind, n); }
 
-struct view { int nnodes, nproc; char ip[256], fp[40]; const char *cmd; };
+char *job_key(const struct launch_job *J, const char *kind, int n)
+{
+    char r[24] = "";
+    if (J->round > 0) snprintf(r, sizeof r, "r%d/", J->round);
+    return n < 0 ? xasprintf("%s%s", r, kind) : xasprintf("%s%s/%d", r, kind, n);
+}
+
+struct view { int nnodes, nproc, restarts; char ip[256], fp[40]; const char *cmd; };
 
 static bool parse_view(const char *s, struct view *v)
 {
     memset(v, 0, sizeof *v);
-    const char *fp = strstr(s, " fp="), *cmd = strstr(s, " cmd=");
+    const char *fp = strstr(s, " fp="), *cmd = strstr(s, " cmd="), *rs = strstr(s, " restarts=");
     v->cmd = cmd ? cmd + 5 : "?";
+    if (rs && (!cmd || rs < cmd)) sscanf(rs + 10, "%d", &v->restarts);
     return sscanf(s, "nnodes=%d nproc=%d ip=%255s", &v->nnodes, &v->nproc, v->ip) == 3 && fp &&
            sscanf(fp, " fp=%39s", v->fp) == 1;
 }
@@ -84,7 +94,7 @@ static char *cmd_text(const struct launch_opts *o)
 
 /* False once the watcher has not reached the store for 2 s: skip requests that would only wait
  * for their connect timeout while ranks are being stopped. */
-static bool store_alive(const struct launch_job *J)
+bool store_alive(const struct launch_job *J)
 {
     return !J->watcher_on || now_seconds() - J->store_ok_at < 2.0;
 }
@@ -125,6 +135,16 @@ static enum tipc_status check_view(struct launch_job *J, int i, const char *val)
     if (!J->peer_ips) J->peer_ips = xcalloc((size_t)o->nnodes, sizeof *J->peer_ips);
     free(J->peer_ips[i]);
     J->peer_ips[i] = xstrdup(v.ip);
+    if (v.nnodes == o->nnodes && v.nproc == o->nproc && v.restarts != o->max_restarts) {
+        char *msg = xasprintf("node %d (%s) allows %d restarts (--max_restarts) but node %d (%s) allows %d: the nodes "
+                              "would disagree on whether a failure ends the job", i, v.ip, v.restarts, o->node_rank,
+                              o->self_ip, o->max_restarts);
+        job_post_failure(J, msg);
+        error_msg(TIPC_EDIST, "launch: %s: %s", J->where, msg);
+        error_hint("start every node with the same --max_restarts");
+        free(msg);
+        return TIPC_EDIST;
+    }
     if (v.nnodes == o->nnodes && v.nproc == o->nproc) {
         char *fp = job_fingerprint(o);
         bool same = !strcmp(fp, v.fp);
@@ -198,8 +218,8 @@ static enum tipc_status publish_view(struct launch_job *J)
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     char *fp = job_fingerprint(o), *cmd = cmd_text(o);
-    char *view = xasprintf("nnodes=%d nproc=%d ip=%s host=%s pid=%d fp=%s cmd=%s", o->nnodes, o->nproc, o->self_ip,
-                           host, (int)getpid(), fp, cmd);
+    char *view = xasprintf("nnodes=%d nproc=%d ip=%s host=%s pid=%d restarts=%d fp=%s cmd=%s", o->nnodes, o->nproc,
+                           o->self_ip, host, (int)getpid(), o->max_restarts, fp, cmd);
     free(fp), free(cmd);
     char *k = node_key("node", o->node_rank);
     bool created = false;
@@ -217,19 +237,11 @@ static enum tipc_status publish_view(struct launch_job *J)
     return st;
 }
 
-enum tipc_status job_join(struct launch_job *J)
+/* Meet the other nodes in round J->round: publish this node's view, check everyone's. */
+enum tipc_status job_join_round(struct launch_job *J)
 {
     struct launch_opts *o = J->o;
-    J->port = o->master_port;
-    if (o->node_rank == 0) {
-        /* on loopback every node's clients share one address: room for all of them (launcher main
-         * and watcher, one per rank and its watchdog's notice) */
-        int world = o->nnodes * o->nproc;
-        TRY(rdzv_server_start_for(&J->server, o->master_host, o->master_port, o->job_id, o->token,
-                                  3 * o->nnodes + 2 * world + 16));
-        J->port = rdzv_server_port(J->server);
-    }
-    TRY(rdzv_client_init(&J->cl, o->master_host, J->port, o->job_id, o->token, J->where));
+    rdzv_client_set_round(&J->cl, J->round);
     double deadline = now_seconds() + o->join_timeout_s;
     TRY(wait_for_server(J, deadline));
     TRY(publish_view(J));
@@ -253,6 +265,22 @@ enum tipc_status job_join(struct launch_job *J)
     }
     TRY(check_notice(J));
     return job_probe(J);
+}
+
+enum tipc_status job_join(struct launch_job *J)
+{
+    struct launch_opts *o = J->o;
+    J->port = o->master_port;
+    if (o->node_rank == 0) {
+        /* on loopback every node's clients share one address: room for all of them (launcher main
+         * and watcher, one per rank and its watchdog's notice) */
+        int world = o->nnodes * o->nproc;
+        TRY(rdzv_server_start_for(&J->server, o->master_host, o->master_port, o->job_id, o->token,
+                                  3 * o->nnodes + 2 * world + 16));
+        J->port = rdzv_server_port(J->server);
+    }
+    TRY(rdzv_client_init(&J->cl, o->master_host, J->port, o->job_id, o->token, J->where));
+    return job_join_round(J);
 }
 
 /* ---- watcher thread ------------------------------------------------------------------------- */
@@ -281,13 +309,14 @@ static void check_heartbeats(struct launch_job *J, struct rdzv_client *c, double
     const struct launch_opts *o = J->o;
     if (now_seconds() - started < o->heartbeat_s) return;
     for (int i = 1; i < o->nnodes; i++) {
-        char *k = node_key("alive", i), *d = node_key("done", i), *l = node_key("left", i);
+        char *k = job_key(J, "alive", i), *d = job_key(J, "done", i), *l = job_key(J, "left", i);
         double age = rdzv_server_key_age(J->server, k);
         bool gone = rdzv_server_key_age(J->server, d) >= 0 || rdzv_server_key_age(J->server, l) >= 0;
         if (!gone && (age < 0 || age > o->heartbeat_s)) {
             char *msg = xasprintf("node %d (%s) sent no heartbeat for %d s: its launcher died or the network "
                                   "to it is down", i, o->nips ? o->ips[i] : "?", o->heartbeat_s);
-            bool created;
+            bool created;   /* a launcher that is gone cannot re-join: no restart */
+            rdzv_put(c, "final", "1", 1, true, &created);
             rdzv_put(c, "fail", msg, strlen(msg), true, &created);
             free(msg);
         }
@@ -302,7 +331,7 @@ static void check_stall(struct launch_job *J, struct rdzv_client *c)
     if (o->watchdog_s <= 0) return;
     char **alive = xcalloc((size_t)o->nnodes, sizeof *alive);
     for (int i = 0; i < o->nnodes; i++) {
-        char *k = node_key("alive", i);
+        char *k = job_key(J, "alive", i);
         alive[i] = rdzv_server_get_copy(J->server, k);
         free(k);
     }
@@ -324,6 +353,7 @@ static void *watcher_main(void *arg)
     char who[64];
     snprintf(who, sizeof who, "%s (watcher)", J->where);
     rdzv_client_init(&c, o->master_host, J->port, o->job_id, o->token, who);
+    rdzv_client_set_round(&c, J->round);
     c.connect_timeout_ms = 1000;
     char *alive = node_key("alive", o->node_rank);
     double started = now_seconds(), last_ok = now_seconds();
@@ -367,97 +397,4 @@ void job_stop_watcher(struct launch_job *J)
     J->quit = 1;
     pthread_join(J->watcher, NULL);
     J->watcher_on = false;
-}
-
-/* ---- the end -------------------------------------------------------------------------------- */
-/* Node 0: keep the store up, at most `secs`, until every node that joined has left (or, once
- * heartbeats run, gone silent for 2 s), so the others read the outcome instead of a dead server;
- * then stop it. */
-static void linger(struct launch_job *J, double secs, bool heartbeats)
-{
-    if (!J->server) return;
-    double deadline = now_seconds() + secs;
-    for (int i = 1; i < J->o->nnodes; i++) {
-        char *n = node_key("node", i), *l = node_key("left", i), *a = node_key("alive", i);
-        while (now_seconds() < deadline && rdzv_server_key_age(J->server, n) >= 0 && rdzv_server_key_age(J->server, l) < 0) {
-            double age = rdzv_server_key_age(J->server, a);
-            if (heartbeats && (age > 2.0 || (age < 0 && rdzv_server_key_age(J->server, n) > 2.0))) break;
-            usleep(50 * 1000);
-        }
-        free(n), free(l), free(a);
-    }
-    rdzv_server_stop(J->server);
-    J->server = NULL;
-}
-
-
-/* Wait until every node has key kind/i (or a notice arrives, or the deadline passes). */
-static bool wait_all(struct launch_job *J, const char *kind, double deadline, bool stop_on_notice)
-{
-    for (int i = 0; i < J->o->nnodes; i++) {
-        char *k = node_key(kind, i);
-        bool found = false;
-        while (!found && now_seconds() < deadline) {
-            if (stop_on_notice && (J->notice || launch_interrupted())) break;
-            if (rdzv_get(&J->cl, k, 300, true, &found, NULL, NULL) != TIPC_OK) break;
-        }
-        free(k);
-        if (!found) return false;
-    }
-    return true;
-}
-
-enum tipc_status job_finish(struct launch_job *J, bool ok)
-{
-    const struct launch_opts *o = J->o;
-    enum tipc_status st = ok ? TIPC_OK : TIPC_EDIST;
-    if (ok && !store_alive(J)) {
-        ok = false;
-        st = error_msg(TIPC_EDIST, "launch: %s: this node's ranks finished, but the rendezvous store is unreachable", J->where);
-    }
-    if (ok) {   /* all succeed or all fail: wait for every node's done, or a notice */
-        char *k = node_key("done", o->node_rank);
-        rdzv_put(&J->cl, k, "1", 1, false, NULL);
-        free(k);
-        while (!wait_all(J, "done", now_seconds() + 3600, true)) {
-            char *n = job_take_notice(J);
-            if (!n && launch_interrupted()) {
-                char *msg = xasprintf("node %d (%s) was interrupted while waiting for the other nodes", o->node_rank, o->self_ip);
-                job_post_failure(J, msg);
-                error_msg(TIPC_EINTR, "launch: %s", msg);
-                free(msg);
-                st = TIPC_EINTR;
-                break;
-            }
-            if (n) {
-                error_msg(TIPC_EDIST, "launch: %s: this node's ranks finished, but the job failed: %s", J->where, n);
-                free(n);
-                st = TIPC_EDIST;
-                break;
-            }
-            if (J->cl.last_http == 0) {
-                st = error_msg(TIPC_EDIST, "launch: %s: lost the rendezvous server before every node finished", J->where);
-                break;
-            }
-        }
-    }
-    bool alive = store_alive(J);
-    job_stop_watcher(J);
-    char *k = node_key("left", o->node_rank);
-    if (alive) rdzv_put(&J->cl, k, "1", 1, false, NULL);
-    free(k);
-    linger(J, ok ? 10 : 5, true);
-    return st;
-}
-
-void job_abort_join(struct launch_job *J)
-{
-    job_stop_watcher(J);
-    if (!J->cl.base) return;
-    char *k = node_key("left", J->o->node_rank);
-    long h = J->cl.last_http;
-    if (h == 200 || h == 404 || h == 412) rdzv_put(&J->cl, k, "1", 1, false, NULL);
-    free(k);
-    if (!J->server) return;
-    linger(J, 3, false);   /* no heartbeats before the ranks start */
 }

@@ -33,7 +33,8 @@ static const char footer[] =
     "The job's secret: env TIPC_JOB_TOKEN (the same on every node) or TIPC_JOB_TOKEN_FILE (a 0600 file);\n"
     "one node, or nodes all on this host, make their own; several hosts without one are refused.\n"
     "\n"
-    "If any rank fails on any node, every node stops its ranks within seconds.\n"
+    "If any rank fails on any node, every node stops its ranks within seconds; with --max_restarts N\n"
+    "the job then re-forms (a fresh rendezvous round) and resumes, at most N times (docs/distributed.md).\n"
     "Exit: 0 all ranks of all nodes succeeded; the code of this node's first failing rank (128+N for\n"
     "signal N); 2 bad usage; 4 distributed set-up failed or a rank on another node failed; 130\n"
     "interrupted. See docs/distributed.md.\n";
@@ -135,16 +136,6 @@ static enum tipc_status accept_unused(const struct opt *op, const char *v, void 
     return TIPC_OK;
 }
 
-static enum tipc_status set_max_restarts(const struct opt *op, const char *v, void *dst)
-{
-    if (!parse_int(v, 0, 1000, dst))
-        return error_msg(TIPC_EUSAGE, "launch: %s '%s' is not an integer in [0, 1000]", op->name, v);
-    if (*(int *)dst > 0)
-        fprintf(stderr, "launch: %s=%d is accepted but not yet honoured: a failed rank stops the whole job, "
-                        "with no restart\n", op->name, *(int *)dst);
-    return TIPC_OK;
-}
-
 /* ---- the table ----------------------------------------------------------------------------- */
 enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
 {
@@ -180,9 +171,14 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
         {"--standalone", NULL, OPT_FLAG, &o->standalone, NULL, 0, 0, NULL, "torchrun: one node, a store of its own", NULL, NULL},
         {"--rdzv_backend", "--rdzv-backend", OPT_FN, NULL, NULL, 0, 0, "NAME", "torchrun's; accepted, not used (said on stderr)", NULL, accept_unused},
         {"--rdzv_conf", "--rdzv-conf", OPT_FN, NULL, NULL, 0, 0, "CONF", "torchrun's; accepted, not used (said on stderr)", NULL, accept_unused},
-        {"--max_restarts", "--max-restarts --max_restart", OPT_FN, &o->max_restarts, NULL, 0, 0, "N",
-         "accepted (0..1000), not yet honoured: a failed rank stops the job", NULL, set_max_restarts},
+        {"--max_restarts", "--max-restarts --max_restart", OPT_INT, &o->max_restarts, NULL, 0, 1000, "N",
+         "failures the job survives (default 0): every node stops its ranks,\nthe job re-forms and `tipc train` "
+         "resumes from its newest\ncomplete checkpoint (ranks get TIPC_RESTART_COUNT)", NULL, NULL},
         {"--echo", NULL, OPT_FN, &o->echo_all, NULL, 0, 0, "all|0", "all: print every rank's output, not only local rank 0's", NULL, set_echo},
+        {"TIPC_METRICS", NULL, OPT_FN, &o->metrics, NULL, 0, 0, "FILE", "record each restart in this metrics file (set by tipc run)",
+         "TIPC_METRICS", set_owned_str},
+        {"TIPC_STAGE", NULL, OPT_FN, &o->stage, NULL, 0, 0, "NAME", "the stage's name in those records (set by tipc run)",
+         "TIPC_STAGE", set_owned_str},
         {"TIPC_MASTER", NULL, OPT_FN, &o->env_master, NULL, 0, 0, "HOST:PORT",
          "the master when no --master/--master_addr is given (`tipc run` passes\nits nodes' master this way)", "TIPC_MASTER", set_owned_str},
         {0},
@@ -208,6 +204,8 @@ void launch_opts_free(struct launch_opts *o)
     free(o->node_ip);
     free(o->master_host);
     free(o->env_master);
+    free(o->metrics);
+    free(o->stage);
     free(o->log_dir);
     free(o->job_id);
     free(o->token);

@@ -78,6 +78,9 @@ static char **rank_env(const struct launch_job *J, const struct rank_proc *r)
     ENV(&e, "TIPC_NODE_IP", "%s", o->self_ip);
     ENV(&e, "TIPC_DEVICE", "%d", r->device);
     ENV(&e, "TIPC_STATUS_FD", "%d", J->status_pipe[1]);
+    ENV(&e, "TIPC_RESTART_COUNT", "%d", J->round);   /* > 0: `tipc train` resumes (resume.h) */
+    ENV(&e, "TORCHELASTIC_RESTART_COUNT", "%d", J->round);
+    ENV(&e, "TORCHELASTIC_MAX_RESTARTS", "%d", o->max_restarts);
     ENV(&e, "FLAGS_selected_gpus", "%d", r->device);
     ENV(&e, "PADDLE_TRAINER_ID", "%d", r->rank);
     ENV(&e, "PADDLE_TRAINERS_NUM", "%d", world);
@@ -103,8 +106,18 @@ static void free_strv(char **v)
 }
 
 /* ---- spawning -------------------------------------------------------------------------------- */
-static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pid_t *pgid, char **argv)
+/* A restarted rank writes on in the log of its first attempt, after a line saying why. */
+static enum tipc_status open_log(struct launch_job *J, struct rank_proc *r, const char *cause)
 {
+    if (r->log_fd >= 0) {
+        char *line = xasprintf("==== tipc launch: restart %d of %d: %s ====\n", J->round, J->o->max_restarts, cause);
+        int err = write_all(r->log_fd, line, strlen(line));
+        free(line);
+        if (err)
+            return error_msg(TIPC_EIO, "launch: %s: cannot write %s/workerlog.%d: %s", J->where, J->o->log_dir, r->rank,
+                             strerror(err));
+        return TIPC_OK;
+    }
     char *path = xasprintf("%s/workerlog.%d", J->o->log_dir, r->rank);
     /* a fresh file, never through what is there: unlinking drops only the name (a planted symlink
      * or hard link), O_EXCL|O_NOFOLLOW refuses one planted again in between */
@@ -122,6 +135,12 @@ static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pi
         return st;
     }
     free(path);
+    return TIPC_OK;
+}
+
+static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pid_t *pgid, char **argv, const char *cause)
+{
+    TRY(open_log(J, r, cause));
     int p[2];
     if (pipe2(p, O_CLOEXEC)) return error_msg(TIPC_EIO, "launch: pipe: %s", strerror(errno));
     char **envp = rank_env(J, r);
@@ -299,7 +318,7 @@ static void handle_events(struct loop *L)
         char *msg = xasprintf("node %d (%s) was interrupted by %s", L->J->o->node_rank, L->J->o->self_ip,
                               sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
         error_msg(TIPC_EINTR, "launch: %s; stopping its ranks and the job", msg);
-        job_post_failure(L->J, msg);
+        job_post_final(L->J, msg);
         free(msg);
         begin_stop(L, STOP_SIGNAL, TIPC_EINTR, sig == SIGHUP ? SIGTERM : sig);
     }
@@ -350,7 +369,7 @@ static void install_signals(int wfd)
     signal(SIGXFSZ, SIG_IGN);   /* a full log file is an error to report, not a reason to die */
 }
 
-static enum tipc_status spawn_all(struct loop *L)
+static enum tipc_status spawn_all(struct loop *L, const char *cause)
 {
     const struct launch_opts *o = L->J->o;
     char **argv = xcalloc((size_t)o->ncmd + 2, sizeof *argv);
@@ -360,11 +379,12 @@ static enum tipc_status spawn_all(struct loop *L)
     enum tipc_status st = TIPC_OK;
     for (int i = 0; i < L->nr && !st; i++) {
         struct rank_proc *r = &L->r[i];
-        r->local_rank = i;
-        r->rank = o->node_rank * o->nproc + i;
-        r->device = o->gpus[i];
-        r->out_fd = r->log_fd = -1;
-        st = spawn_rank(L->J, r, &L->pgid, argv);
+        int log_fd = L->J->round > 0 ? r->log_fd : -1;   /* kept across restarts */
+        if (L->J->round > 0 && r->out_fd >= 0) close(r->out_fd);   /* the last attempt's, if no EOF came */
+        free(r->line);
+        *r = (struct rank_proc){.rank = o->node_rank * o->nproc + i, .local_rank = i, .device = o->gpus[i],
+                                .out_fd = -1, .log_fd = log_fd};
+        st = spawn_rank(L->J, r, &L->pgid, argv, cause);
         if (!st) L->live++;
     }
     free(argv);
@@ -396,16 +416,33 @@ int launch_run(struct launch_opts *o)
                 o->node_rank * o->nproc + o->nproc - 1, o->nnodes * o->nproc, o->master_host, J.port, o->log_dir,
                 o->job_id);
         L.r = xcalloc((size_t)L.nr, sizeof *L.r);
-        job_start_watcher(&J);
-        st = spawn_all(&L);
-        if (st) {
-            job_post_failure(&J, "a node could not start its ranks");
-            begin_stop(&L, STOP_LOCAL_FAIL, st, SIGTERM);
+        char *cause = NULL;   /* why this round runs: the previous round's failure */
+        for (;;) {
+            L.pgid = 0, L.live = 0, L.stop = STOP_NONE, L.code = 0, L.killed = false;
+            job_start_watcher(&J);
+            st = spawn_all(&L, cause);
+            if (st) {
+                job_post_failure(&J, "a node could not start its ranks");
+                begin_stop(&L, STOP_LOCAL_FAIL, st, SIGTERM);
+            }
+            watch(&L);
+            code = L.stop != STOP_NONE ? L.code : 0;
+            enum tipc_status fin = L.stop == STOP_NONE ? job_wait_done(&J) : TIPC_EDIST;
+            if (!code && fin) code = fin;
+            free(cause);
+            cause = code ? job_restart_cause(&J) : NULL;
+            if (!cause) break;
+            launch_note_restart(o, J.round + 1, cause);
+            if ((st = job_next_round(&J, cause)) != TIPC_OK) {
+                code = st;
+                char *msg = xasprintf("node %d (%s) could not re-join for restart %d", o->node_rank, o->self_ip, J.round);
+                job_post_final(&J, msg);
+                free(msg);
+                break;
+            }
         }
-        watch(&L);
-        code = L.stop != STOP_NONE ? L.code : 0;
-        enum tipc_status fin = job_finish(&J, L.stop == STOP_NONE);
-        if (!code && fin) code = fin;
+        free(cause);
+        job_leave(&J, code == 0);
     } else {
         long h = J.cl.last_http;   /* tell the others, if the store is there and took our token */
         char *msg = st == TIPC_EINTR ? xasprintf("node %d (%s) was interrupted while joining", o->node_rank, o->self_ip)

@@ -138,7 +138,7 @@ static int auto_threads(void)
 
 static enum tipc_status check_config(const struct dataset *ds, const struct loader_config *c)
 {
-    if (c->batch_size < 1 || c->crop < 1 || c->world < 1 || c->rank < 0 || c->rank >= c->world ||
+    if (c->batch_size < 1 || c->crop < 1 || c->world < 1 || c->rank < 0 || c->rank >= c->world || c->start_step < 0 ||
         c->threads < 0 || c->prefetch < 0 || (!c->train && c->resize < c->crop))
         return error_msg(TIPC_EUSAGE, "bad loader settings (batch %d, crop %d, resize %d, rank %d of %d, threads %d)",
                          c->batch_size, c->crop, c->resize, c->rank, c->world, c->threads);
@@ -172,7 +172,7 @@ enum tipc_status loader_init(struct loader **out, const struct dataset *ds, cons
     L->fail_step = LONG_MAX;
     /* steps are counted from epoch 0, so epoch e's shuffle is the same whether reached by
      * running or by resuming */
-    L->fill_step = L->consumed = (long)c->start_epoch * L->steps_per_epoch;
+    L->fill_step = L->consumed = (long)c->start_epoch * L->steps_per_epoch + c->start_step;
     L->nslots = L->c.prefetch + 1;
     L->slots = xcalloc((size_t)L->nslots, sizeof *L->slots);
     for (int s = 0; s < L->nslots; s++) {

@@ -18,6 +18,7 @@ struct loader_config {
     bool drop_last;     /* drop the last partial batch of an epoch */
     bool skip_bad;      /* skip and count unreadable images instead of failing */
     int start_epoch;    /* first epoch to produce (a resumed run continues the same order) */
+    int start_step;     /* first step inside start_epoch (a run resumed mid-epoch) */
 };
 
 struct batch {

@@ -42,6 +42,7 @@ struct comm {
     /* rendezvous */
     struct rdzv_client kv;
     int kv_on;
+    int round;               /* TIPC_RESTART_COUNT: the launcher's attempt, whose keys (rK/) this rank uses */
     char prefix[48];         /* "rank 3 (node 1)" */
 };
 
@@ -88,8 +89,10 @@ static void post_notice(struct comm *c, const char *msg)
                *tok = getenv("TIPC_JOB_TOKEN");
     int p = 0;
     if (!host || !port || !parse_int(port, 1, 65535, &p)) return;
-    if (rdzv_client_init(&w, host, p, job ? job : "default", tok ? tok : "", c->prefix) == TIPC_OK)
+    if (rdzv_client_init(&w, host, p, job ? job : "default", tok ? tok : "", c->prefix) == TIPC_OK) {
+        rdzv_client_set_round(&w, c->round);
         rdzv_put(&w, "fail", msg, strlen(msg), true, NULL);
+    }
     rdzv_client_free(&w);
 }
 
@@ -182,6 +185,9 @@ static enum tipc_status init_backend(struct comm *c, const struct comm_opts *o)
                                      "start the ranks with `tipc launch`", c->prefix, c->world);
     TRY(rdzv_client_init(&c->kv, host, port, job && *job ? job : "default", tok, c->prefix));
     c->kv_on = 1;
+    /* a restarted job (tipc launch --max_restarts) meets under its round's keys */
+    TRY(env_int("TIPC_RESTART_COUNT", 0, 0, 1 << 20, &c->round));
+    rdzv_client_set_round(&c->kv, c->round);
     struct comm_kv kv = {.ud = c, .set = kv_set, .get = kv_get};
     if (be && !strcmp(be, "nccl")) {
         c->be = &comm_backend_nccl;

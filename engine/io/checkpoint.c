@@ -9,24 +9,44 @@
 
 static const char CKPT_MAGIC[8] = {'T', 'I', 'P', 'C', 'C', 'K', 'P', '1'};
 
-/* Fixed-size header after the magic. */
+/* The header as stored: version 1's 120 bytes (the in-memory ckpt_meta grew, the file's layout
+ * is fixed here), then version 2's mid-epoch position. */
+struct disk_meta {
+    char model[32];
+    int32_t num_classes, resolution;
+    float width_mult;
+    int32_t epoch;
+    int64_t step;
+    struct rng rng;
+    double best_acc1;
+};
 struct ckpt_header {
     uint32_t version, dtype; /* dtype 0 = f32 */
-    struct ckpt_meta meta;
+    struct disk_meta meta;
     uint64_t nparams, nstats;
+};
+struct ckpt_header_v2 {
+    int32_t step_in_epoch, steps_per_epoch;
+    uint64_t reserved;
 };
 
 enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const struct net *net)
 {
     struct ckpt_header h;
+    struct ckpt_header_v2 h2;
     memset(&h, 0, sizeof h);
+    memset(&h2, 0, sizeof h2);
     h.version = CKPT_VERSION;
-    h.meta = *m;
+    memcpy(h.meta.model, m->model, sizeof h.meta.model);
+    h.meta.num_classes = m->num_classes, h.meta.resolution = m->resolution, h.meta.width_mult = m->width_mult;
+    h.meta.epoch = m->epoch, h.meta.step = m->step, h.meta.rng = m->rng, h.meta.best_acc1 = m->best_acc1;
     h.nparams = net->nparams;
     h.nstats = net->nstats;
+    h2.step_in_epoch = m->step_in_epoch, h2.steps_per_epoch = m->steps_per_epoch;
     struct bin_writer w;
     TRY(bin_create(&w, path, CKPT_MAGIC));
     bin_write(&w, &h, sizeof h);
+    bin_write(&w, &h2, sizeof h2);
     /* the net's buffers may be device memory: copied out through its backend */
     float *host = xmalloc(sizeof(float) * (net->nparams > net->nstats ? net->nparams : net->nstats) + 4);
     const float *bufs[3] = {net->params, net->mom, net->stats};
@@ -39,15 +59,26 @@ enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const st
     return bin_commit(&w);
 }
 
-static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h)
+static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h, struct ckpt_meta *m)
 {
     if (!bin_read(r, h, sizeof *h))
         return error_msg(TIPC_EIO, "checkpoint '%s' is truncated (header)", r->path);
-    if (h->version != CKPT_VERSION)
-        return error_msg(TIPC_EIO, "checkpoint '%s' has version %u, this tipc reads %d", r->path, h->version,
+    if (h->version != 1 && h->version != CKPT_VERSION)
+        return error_msg(TIPC_EIO, "checkpoint '%s' has version %u, this tipc reads 1 to %d", r->path, h->version,
                          CKPT_VERSION);
     if (h->dtype != 0) return error_msg(TIPC_EIO, "checkpoint '%s': unknown dtype %u", r->path, h->dtype);
-    h->meta.model[sizeof h->meta.model - 1] = 0;
+    struct ckpt_header_v2 h2 = {0};
+    if (h->version >= 2 && !bin_read(r, &h2, sizeof h2))
+        return error_msg(TIPC_EIO, "checkpoint '%s' is truncated (header)", r->path);
+    if (h2.step_in_epoch < 0 || (h2.step_in_epoch > 0 && h2.steps_per_epoch <= h2.step_in_epoch))
+        return error_msg(TIPC_EIO, "checkpoint '%s': step %d of an epoch of %d steps is not a position", r->path,
+                         h2.step_in_epoch, h2.steps_per_epoch);
+    memset(m, 0, sizeof *m);
+    memcpy(m->model, h->meta.model, sizeof m->model);
+    m->model[sizeof m->model - 1] = 0;
+    m->num_classes = h->meta.num_classes, m->resolution = h->meta.resolution, m->width_mult = h->meta.width_mult;
+    m->epoch = h->meta.epoch, m->step = h->meta.step, m->rng = h->meta.rng, m->best_acc1 = h->meta.best_acc1;
+    m->step_in_epoch = h2.step_in_epoch, m->steps_per_epoch = h2.steps_per_epoch;
     return TIPC_OK;
 }
 
@@ -56,8 +87,7 @@ enum tipc_status ckpt_read_meta(const char *path, struct ckpt_meta *m)
     struct bin_reader r;
     struct ckpt_header h;
     TRY(bin_open(&r, path, CKPT_MAGIC, "checkpoint"));
-    enum tipc_status st = read_header(&r, &h);
-    if (st == TIPC_OK) *m = h.meta;
+    enum tipc_status st = read_header(&r, &h, m);
     bin_close(&r);
     return st;
 }
@@ -66,14 +96,15 @@ enum tipc_status ckpt_load(const char *path, struct ckpt_meta *m, struct net *ne
 {
     struct bin_reader r;
     struct ckpt_header h;
+    struct ckpt_meta hm;
     TRY(bin_open(&r, path, CKPT_MAGIC, "checkpoint"));
-    enum tipc_status st = read_header(&r, &h);
-    if (st == TIPC_OK && (h.nparams != net->nparams || h.nstats != net->nstats || strcmp(h.meta.model, m->model) ||
-                          h.meta.num_classes != m->num_classes)) {
+    enum tipc_status st = read_header(&r, &h, &hm);
+    if (st == TIPC_OK && (h.nparams != net->nparams || h.nstats != net->nstats || strcmp(hm.model, m->model) ||
+                          hm.num_classes != m->num_classes)) {
         st = error_msg(TIPC_EIO,
                        "checkpoint '%s' is of another model: %s, %d classes, %llu parameters; expected %s, "
                        "%d classes, %zu parameters",
-                       path, h.meta.model, h.meta.num_classes, (unsigned long long)h.nparams, m->model,
+                       path, hm.model, hm.num_classes, (unsigned long long)h.nparams, m->model,
                        m->num_classes, net->nparams);
     }
     const float *p = NULL, *mo = NULL, *s = NULL;
@@ -97,7 +128,7 @@ enum tipc_status ckpt_load(const char *path, struct ckpt_meta *m, struct net *ne
             net_zero(net, net->mom, net->nparams);
         }
         free(host);
-        *m = h.meta;
+        *m = hm;
     }
     bin_close(&r);
     return st;

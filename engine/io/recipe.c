@@ -27,6 +27,7 @@ static const struct key KEYS[] = {
     {"Global.seed", K_LONG, F(seed), 0, 0},
     {"Global.device", K_STR, F(device), 0, 0},
     {"Global.eval_during_train", K_BOOL, F(eval_during_train), 0, 0},
+    {"Global.save_interval_steps", K_INT, F(save_interval_steps), 0, 1000000000},
     {"Arch.name", K_STR, F(arch), 0, 0},
     {"Arch.class_num", K_INT, F(num_classes), 1, 100000},
     {"Arch.width_mult", K_DOUBLE, F(width_mult), 0.1, 4},

@@ -19,6 +19,7 @@ struct recipe {
     long seed;
     char device[16];         /* cpu | gpu */
     bool eval_during_train;
+    int save_interval_steps; /* also checkpoint every N optimizer steps (0: at epoch ends only) */
     /* Arch */
     char arch[64];
     int num_classes;

@@ -65,7 +65,7 @@ static enum tipc_status open_synthetic(struct source *s, const struct recipe *r,
     return TIPC_OK;
 }
 
-static enum tipc_status open_loader(struct source *s, const struct recipe *r, int rank, int world)
+static enum tipc_status open_loader(struct source *s, const struct recipe *r, int rank, int world, int start_step)
 {
     TRY(dataset_open(&s->ds, r->data_path, s->train));
     /* labels against the model before any decoding: the message names the list line */
@@ -83,7 +83,8 @@ static enum tipc_status open_loader(struct source *s, const struct recipe *r, in
     struct loader_config c = {.batch_size = s->batch, .crop = s->crop, .resize = r->resize_size,
                               .train = s->train, .rank = rank, .world = world, .seed = (uint64_t)r->seed,
                               .threads = r->num_workers, .prefetch = 2, .drop_last = s->train,
-                              .skip_bad = r->skip_bad, .start_epoch = s->epoch};
+                              .skip_bad = r->skip_bad, .start_epoch = s->epoch,
+                              .start_step = start_step};
     TRY(loader_init(&s->L, &s->ds, &c));
     s->n_items = s->ds.n;
     s->steps_per_epoch = loader_steps_per_epoch(s->L);
@@ -93,7 +94,8 @@ static enum tipc_status open_loader(struct source *s, const struct recipe *r, in
     return TIPC_OK;
 }
 
-enum tipc_status source_open(struct source *s, const struct recipe *r, bool train, int rank, int world, int start_epoch)
+enum tipc_status source_open(struct source *s, const struct recipe *r, bool train, int rank, int world, int start_epoch,
+                             int start_step)
 {
     memset(s, 0, sizeof *s);
     s->train = train;
@@ -107,8 +109,13 @@ enum tipc_status source_open(struct source *s, const struct recipe *r, bool trai
     bool want_synth = !strcmp(r->synthetic, "true") || (!strcmp(r->synthetic, "auto") && stat(r->data_path, &st));
     if (strcmp(r->synthetic, "true") && strcmp(r->synthetic, "false") && strcmp(r->synthetic, "auto"))
         return error_msg(TIPC_EUSAGE, "DataLoader.synthetic must be auto, true or false, not '%s'", r->synthetic);
-    if (want_synth) return open_synthetic(s, r, rank, world);
-    return open_loader(s, r, rank, world);
+    if (want_synth) TRY(open_synthetic(s, r, rank, world));
+    else TRY(open_loader(s, r, rank, world, start_step));
+    if (start_step < 0 || start_step >= s->steps_per_epoch)
+        return error_msg(TIPC_EUSAGE, "%s data: cannot start at step %d of an epoch of %d steps", s->what, start_step,
+                         s->steps_per_epoch);
+    s->step = s->synthetic ? start_step : 0;
+    return TIPC_OK;
 }
 
 enum tipc_status source_next(struct source *s, const struct batch **out)

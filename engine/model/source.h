@@ -27,9 +27,10 @@ struct source {
     struct batch b;
 };
 
-/* start_epoch: the epoch the first batch belongs to (resume). */
+/* start_epoch, start_step: the position of the first batch (a resume: epoch, step inside it);
+ * the batches from there on are those an uninterrupted run sees. */
 enum tipc_status source_open(struct source *s, const struct recipe *r, bool train, int rank, int world,
-                             int start_epoch);
+                             int start_epoch, int start_step);
 enum tipc_status source_next(struct source *s, const struct batch **b);
 /* Where an item comes from, for error messages ("data/train_list.txt:14" or the path). */
 const char *source_describe(const struct source *s);

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mobilenet_v3.h"
+#include "resume.h"
 #include "source.h"
 #include "train_step.h"
 #include "amp.h"
@@ -117,6 +119,34 @@ static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta 
     return st;
 }
 
+/* Every Global.save_interval_steps steps inside an epoch: step_S.ckpt and latest.ckpt, holding the
+ * position in the epoch. The step file of two saves ago (this process wrote it) is removed: the
+ * last two stay, so nodes whose newest differ by one save still share one (resume.h). */
+static enum tipc_status save_step(const struct train_opts *o, const struct ckpt_meta *m, struct net *net,
+                                  int64_t kept[2])
+{
+    if (o->local_rank != 0) return TIPC_OK;
+    char *p = xasprintf("%s/step_%lld.ckpt", o->r.output_dir, (long long)m->step);
+    enum tipc_status st = ckpt_save(p, m, net);
+    free(p);
+    if (st == TIPC_OK) {
+        p = xasprintf("%s/latest.ckpt", o->r.output_dir);
+        st = ckpt_save(p, m, net);
+        free(p);
+    }
+    if (st != TIPC_OK) return st;
+    if (kept[0] >= 0) {
+        p = xasprintf("%s/step_%lld.ckpt", o->r.output_dir, (long long)kept[0]);
+        unlink(p);
+        free(p);
+    }
+    kept[0] = kept[1], kept[1] = m->step;
+    if (o->rank == 0)
+        printf("saved '%s/step_%lld.ckpt' (epoch %d, %d of %d steps) and latest.ckpt\n", o->r.output_dir,
+               (long long)m->step, m->epoch, m->step_in_epoch, m->steps_per_epoch);
+    return TIPC_OK;
+}
+
 struct step_stats { double loss, reader, batch; int h1, h5, seen, steps; };
 
 /* The trainer RNG's seed of a rank (data order is the source's; this drives dropout). */
@@ -133,6 +163,7 @@ struct micro {
     struct source *tr;      /* (world) */
     struct rng *rng;        /* (world); [0] unused */
     struct micro_batch *mb; /* (world) this step's */
+    int64_t kept[2];        /* the step checkpoints this run keeps (save_step), -1: none */
 };
 
 static enum tipc_status nan_error(const struct train_opts *o, const struct ckpt_meta *m, int it, double lr, float loss)
@@ -152,7 +183,8 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
     struct step_stats ss = {0};
     enum tipc_status st = TIPC_OK;
     double t_end = now_seconds();
-    for (int it = 0; it < spe && st == TIPC_OK; it++) {
+    m->steps_per_epoch = spe;
+    for (int it = m->step_in_epoch; it < spe && st == TIPC_OK; it++) {
         double lr = recipe_lr(r, m->epoch + (double)it / spe);
         for (int k = 0; k < mb->world && st == TIPC_OK; k++) {
             const struct batch *b;
@@ -170,6 +202,10 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
             break;
         }
         m->step++;
+        m->step_in_epoch = it + 1;
+        if (r->save_interval_steps > 0 && m->step % r->save_interval_steps == 0 && it + 1 < spe &&
+            (st = save_step(o, m, net, mb->kept)) != TIPC_OK)
+            break;
         if (s.skipped && o->rank == 0)
             printf("AMP: step %lld: a gradient was not finite: update skipped, loss scale now %g (%ld skipped so far)\n",
                    (long long)m->step, s.loss_scale, s.skipped_total);
@@ -198,17 +234,35 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
     return st;
 }
 
-static enum tipc_status setup_weights(const struct train_opts *o, struct net *net, struct ckpt_meta *m)
+/* The dropout RNGs as an uninterrupted run has them after m->step steps (one draw per step): every
+ * rank's own, although the checkpoint (local rank 0's) holds only its writer's. */
+static void replay_rngs(const struct train_opts *o, struct micro *mb, struct ckpt_meta *m)
 {
-    if (o->resume) {
-        TRY(ckpt_load(o->resume, m, net, true));
-        if (o->rank == 0) printf("resumed from '%s' (epoch %d, step %lld)\n", o->resume, m->epoch, (long long)m->step);
+    rng_seed(&m->rng, rank_seed(&o->r, o->rank));
+    for (int64_t i = 0; i < m->step; i++) rng_u64(&m->rng);
+    for (int k = 1; k < mb->world; k++) {
+        rng_seed(&mb->rng[k], rank_seed(&o->r, k));
+        for (int64_t i = 0; i < m->step; i++) rng_u64(&mb->rng[k]);
+    }
+}
+
+static enum tipc_status setup_weights(const struct train_opts *o, const char *resume, struct net *net, struct micro *mb,
+                                      struct ckpt_meta *m)
+{
+    if (resume) {
+        TRY(ckpt_load(resume, m, net, true));
+        if (!o->test_only) replay_rngs(o, mb, m);
+        if (o->rank == 0 && m->step_in_epoch > 0)
+            printf("resumed from '%s' (epoch %d, step %lld: %d of %d steps of epoch %d done)\n", resume, m->epoch,
+                   (long long)m->step, m->step_in_epoch, m->steps_per_epoch, m->epoch + 1);
+        else if (o->rank == 0)
+            printf("resumed from '%s' (epoch %d, step %lld)\n", resume, m->epoch, (long long)m->step);
         return TIPC_OK;
     }
     if (o->pretrained) {
         struct ckpt_meta keep = *m;
         TRY(ckpt_load(o->pretrained, m, net, false));
-        m->epoch = 0, m->step = 0, m->rng = keep.rng, m->best_acc1 = 0;
+        m->epoch = 0, m->step = 0, m->rng = keep.rng, m->best_acc1 = 0, m->step_in_epoch = 0;
         return TIPC_OK;
     }
     net_init_params(net, (uint64_t)o->r.seed);
@@ -216,16 +270,17 @@ static enum tipc_status setup_weights(const struct train_opts *o, struct net *ne
 }
 
 /* This rank's training source, or with --simulate-world W each simulated rank's shard and RNG. */
-static enum tipc_status micro_open(struct micro *mb, const struct train_opts *o, int epoch)
+static enum tipc_status micro_open(struct micro *mb, const struct train_opts *o, int epoch, int step)
 {
     const struct recipe *r = &o->r;
     mb->world = o->simulate_world > 1 ? o->simulate_world : 1;
     mb->tr = xcalloc((size_t)mb->world, sizeof *mb->tr);
     mb->rng = xcalloc((size_t)mb->world, sizeof *mb->rng);
     mb->mb = xcalloc((size_t)mb->world, sizeof *mb->mb);
-    if (mb->world == 1) return source_open(&mb->tr[0], r, true, o->rank, o->world, epoch);
+    mb->kept[0] = mb->kept[1] = -1;
+    if (mb->world == 1) return source_open(&mb->tr[0], r, true, o->rank, o->world, epoch, step);
     for (int k = 0; k < mb->world; k++) {
-        TRY(source_open(&mb->tr[k], r, true, k, mb->world, epoch));
+        TRY(source_open(&mb->tr[k], r, true, k, mb->world, epoch, step));
         rng_seed(&mb->rng[k], rank_seed(r, k)); /* as rank k seeds its m.rng */
         if (mb->tr[k].steps_per_epoch != mb->tr[0].steps_per_epoch)
             return error_msg(TIPC_EUSAGE, "--simulate-world %d: rank %d has %d steps per epoch, rank 0 has %d",
@@ -250,19 +305,35 @@ enum tipc_status train_run(const struct train_opts *o)
     struct ckpt_meta m;
     fill_meta(&m, r);
     rng_seed(&m.rng, rank_seed(r, o->rank));
-    if (o->resume) { /* position first: the data source starts at the resumed epoch */
-        struct ckpt_meta rm;
-        TRY(ckpt_read_meta(o->resume, &rm));
-        m.epoch = rm.epoch;
-    }
     struct source val = {0};
     struct micro mb = {0};
     struct net net = {0};
     struct dp dp = {0};
+    char *found = NULL;
+    const char *resume = o->resume;
     enum tipc_status st = TIPC_OK;
+    if (o->resume_auto && (st = resume_find(r->output_dir, o->comm, o->rank, &found)) != TIPC_OK) goto out;
+    if (o->resume_auto && found) resume = found;
+    if (o->resume_auto && o->rank == 0) {
+        char who[48];
+        snprintf(who, sizeof who, o->restart > 0 ? "restart %d (tipc launch)" : "--resume auto", o->restart);
+        if (found) printf("%s: resuming from the newest complete checkpoint '%s'\n", who, found);
+        else printf("%s: no checkpoint in '%s': starting from %s\n", who, r->output_dir,
+                    resume ? resume : o->pretrained ? o->pretrained : "the beginning");
+    }
+    struct ckpt_meta rm = {0};
+    if (resume) { /* position first: the data source starts where the checkpoint stopped */
+        if ((st = ckpt_read_meta(resume, &rm)) != TIPC_OK) goto out;
+        m.epoch = rm.epoch;
+    }
     if (!o->test_only) st = output_ready(o);   /* a read-only output is an error now, not after an epoch */
-    if (!o->test_only && st == TIPC_OK) st = micro_open(&mb, o, m.epoch);
-    if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0);
+    if (!o->test_only && st == TIPC_OK) st = micro_open(&mb, o, m.epoch, rm.step_in_epoch);
+    if (st == TIPC_OK && !o->test_only && rm.step_in_epoch > 0 && mb.tr[0].steps_per_epoch != rm.steps_per_epoch) {
+        st = error_msg(TIPC_EUSAGE, "checkpoint '%s' stopped at step %d of an epoch of %d steps, but this run's epochs "
+                       "have %d steps", resume, rm.step_in_epoch, rm.steps_per_epoch, mb.tr[0].steps_per_epoch);
+        error_hint("resume mid-epoch with the batch size, data and ranks it was saved with");
+    }
+    if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0, 0);
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
     mobilenet_v3_small_build(&net, &cfg, N, o->be);
@@ -282,7 +353,7 @@ enum tipc_status train_run(const struct train_opts *o)
     char why[256];
     enum step_mode mode = train_step_mode(&net, &dp, o->cuda_graph, why, sizeof why);
     if (o->rank == 0 && !o->test_only) printf("training step: %s\n", why);
-    if ((st = setup_weights(o, &net, &m)) != TIPC_OK) goto out;
+    if ((st = setup_weights(o, resume, &net, &mb, &m)) != TIPC_OK) goto out;
     if ((st = dp_sync_from_rank0(&dp, &net, true)) != TIPC_OK) goto out;
     double a1, a5;
     if (o->test_only) {
@@ -290,12 +361,14 @@ enum tipc_status train_run(const struct train_opts *o)
         if (st == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
-    if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch,
-                                        json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:s}", "model", r->arch, "device", r->device,
-                                                  "batch_size", r->batch_size, "image_size", r->image_size, "params",
-                                                  (json_int_t)net.nparams, "output_dir", r->output_dir, "precision",
-                                                  precision_name(o->amp.prec)))) != TIPC_OK)
+    json_t *info = json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:i, s:I, s:s}", "model", r->arch, "device", r->device,
+                             "batch_size", r->batch_size, "image_size", r->image_size, "params", (json_int_t)net.nparams,
+                             "output_dir", r->output_dir, "restart", o->restart, "start_step", (json_int_t)m.step, "precision",
+                             precision_name(o->amp.prec));
+    if (info && resume) json_object_set_new(info, "resumed_from", json_string(resume));
+    if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch, info)) != TIPC_OK)
         goto out;
+    if (!o->log) json_decref(info);
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
         dp.comm_seconds = dp.comm_exposed_seconds = 0;
@@ -313,6 +386,7 @@ enum tipc_status train_run(const struct train_opts *o)
                    o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce", how);
         }
         m.epoch++;
+        m.step_in_epoch = 0;
         if ((st = dp_epoch_end(&dp, &net, (long)m.step)) != TIPC_OK) goto out;
         bool best = false;
         if (r->eval_during_train) {
@@ -332,6 +406,7 @@ enum tipc_status train_run(const struct train_opts *o)
                as[AMP_SCALE]);
     if (o->log) st = train_log_end(o->log);
 out:
+    free(found);
     dp_free(&dp);
     net_free(&net);
     micro_free(&mb);

@@ -1,7 +1,9 @@
 /* trainer.h: the training and evaluation loop of `tipc train` (Step6 train.py's behaviour):
  * epochs over a source, momentum SGD with the recipe's LR schedule, per-N-step logs, top-1 /
  * top-5 eval each epoch, atomic checkpoints each epoch (OUTPUT/epoch_N.ckpt, latest.ckpt,
- * best.ckpt), resume, --test-only evaluation. Each step is net_train_step (train_step.h); the
+ * best.ckpt) and every Global.save_interval_steps steps (step_S.ckpt, latest.ckpt), resume at an
+ * epoch end or mid-epoch (the same batches, LR, momentum and dropout draws as an uninterrupted
+ * run), --test-only evaluation. Each step is net_train_step (train_step.h); the
  * data-parallel strategies are dp.h's. Data parallel when `comm` is set (world > 1):
  * rank 0's parameters and BN statistics are broadcast at the start, gradients are averaged in
  * fixed-order buckets after backward, parameters are checked bit-identical across ranks every
@@ -29,6 +31,9 @@ struct train_opts {
     struct backend be;        /* where the net lives (backend_open) */
     const char *pretrained;   /* weights to start from (or to evaluate with test_only) */
     const char *resume;       /* checkpoint to continue from (weights, momentum, position, RNG) */
+    bool resume_auto;         /* continue from the newest complete checkpoint in the output folder
+                                 (resume.h); `resume`, then `pretrained`, when there is none */
+    int restart;              /* the attempt's number under tipc launch --max_restarts (0: the first) */
     bool test_only;
     int rank, world;          /* from the environment */
     int threads;              /* CPU threads (0: default) */

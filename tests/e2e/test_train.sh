@@ -38,6 +38,13 @@ J=(--data-path "$W/jpg" -o Arch.class_num=4 -o Arch.width_mult=0.25 -o Arch.imag
 "$T" train "${J[@]}" --epochs 1 --output-dir "$W/jc" >/dev/null 2>&1 || fail "1-epoch loader run"
 "$T" train "${J[@]}" --epochs 2 --output-dir "$W/jc" --resume "$W/jc/latest.ckpt" >"$W/jc.log" 2>&1 || { cat "$W/jc.log"; fail "loader resume"; }
 cmp -s "$W/jd/latest.ckpt" "$W/jc/latest.ckpt" || fail "resumed loader run differs from the uninterrupted one"
+# mid-epoch through the loader: a checkpoint every 3 steps (4 steps per epoch), resumed from the one
+# taken 2 steps into epoch 2 == straight through (the loader starts at that step of that shuffle)
+"$T" train "${J[@]}" --epochs 2 --save-steps 3 --output-dir "$W/jm" >"$W/jm.log" 2>&1 || { cat "$W/jm.log"; fail "step-checkpoint run"; }
+cmp -s "$W/jd/latest.ckpt" "$W/jm/latest.ckpt" || fail "checkpointing every 3 steps changed the training"
+"$T" train "${J[@]}" --epochs 2 --output-dir "$W/jn" --resume "$W/jm/step_6.ckpt" >"$W/jn.log" 2>&1 || { cat "$W/jn.log"; fail "mid-epoch loader resume"; }
+grep -q "2 of 4 steps of epoch 2 done" "$W/jn.log" || fail "mid-epoch position not reported: $(cat "$W/jn.log")"
+cmp -s "$W/jd/latest.ckpt" "$W/jn/latest.ckpt" || fail "loader run resumed mid-epoch differs from the uninterrupted one"
 
 # evaluation only
 "$T" train "${TINY[@]}" --test-only --pretrained="$W/a/latest.ckpt" >"$W/e.log" 2>&1 || fail "test-only"

@@ -47,6 +47,35 @@ static void test_put_get(void **state)
     rdzv_server_stop(S);
 }
 
+/* A restarted job's round K addresses its keys under rK/: a round never reads another's. */
+static void test_rounds_keep_keys_apart(void **state)
+{
+    (void)state;
+    struct rdzv_server *S = start();
+    struct rdzv_client c;
+    assert_int_equal(rdzv_client_init(&c, "127.0.0.1", rdzv_server_port(S), "job1", "tok", "test"), TIPC_OK);
+    bool found = false, created = false;
+    char *v = NULL;
+    assert_int_equal(rdzv_put(&c, "fail", "round 0", 7, true, &created), TIPC_OK);
+    rdzv_client_set_round(&c, 1);
+    assert_int_equal(rdzv_get(&c, "fail", 0, false, &found, &v, NULL), TIPC_OK);
+    assert_false(found);   /* round 0's notice is not round 1's */
+    assert_int_equal(rdzv_put(&c, "fail", "round 1", 7, true, &created), TIPC_OK);
+    assert_true(created);
+    char *s0 = rdzv_server_get_copy(S, "fail"), *s1 = rdzv_server_get_copy(S, "r1/fail");
+    assert_string_equal(s0, "round 0");
+    assert_string_equal(s1, "round 1");
+    free(s0), free(s1);
+    rdzv_client_set_round(&c, 2);
+    rdzv_client_set_round(&c, 0);   /* back to the unprefixed keys */
+    assert_int_equal(rdzv_get(&c, "fail", 0, false, &found, &v, NULL), TIPC_OK);
+    assert_true(found);
+    assert_string_equal(v, "round 0");
+    free(v);
+    rdzv_client_free(&c);
+    rdzv_server_stop(S);
+}
+
 static void test_create_only_keeps_first(void **state)
 {
     (void)state;
@@ -225,6 +254,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_get),
+        cmocka_unit_test(test_rounds_keep_keys_apart),
         cmocka_unit_test(test_create_only_keeps_first),
         cmocka_unit_test(test_wait_wakes_on_put),
         cmocka_unit_test(test_wrong_token_is_403_with_hint),

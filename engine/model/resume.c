@@ -1,0 +1,83 @@
+/* resume.c: see resume.h. */
+#include "resume.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/checkpoint.h"
+#include "../dist/comm.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
+
+/* latest.ckpt, epoch_N.ckpt, step_N.ckpt: the names the trainer writes (best.ckpt is not a position). */
+static bool our_name(const char *n)
+{
+    if (!strcmp(n, "latest.ckpt")) return true;
+    const char *d = !strncmp(n, "epoch_", 6) ? n + 6 : !strncmp(n, "step_", 5) ? n + 5 : NULL;
+    if (!d || !*d) return false;
+    while (*d >= '0' && *d <= '9') d++;
+    return !strcmp(d, ".ckpt");
+}
+
+struct cand { char *path; int64_t step; };
+
+static int scan(const char *dir, struct cand **out)
+{
+    DIR *dp = opendir(dir);
+    int n = 0;
+    size_t cap = 0;
+    *out = NULL;
+    if (!dp) return 0;   /* no folder yet: nothing to resume */
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        if (!our_name(e->d_name)) continue;
+        char *p = xasprintf("%s/%s", dir, e->d_name);
+        struct ckpt_meta m;
+        if (ckpt_read_meta(p, &m) != TIPC_OK) {   /* a foreign or damaged file: said, and passed over */
+            warning_msg("'%s' is not a usable checkpoint; not resuming from it", p);
+            free(p);
+            continue;
+        }
+        *out = xgrow(*out, sizeof **out, (size_t)n + 1, &cap);
+        (*out)[n++] = (struct cand){p, m.step};
+    }
+    closedir(dp);
+    return n;
+}
+
+enum tipc_status resume_find(const char *dir, struct comm *comm, int rank, char **path)
+{
+    *path = NULL;
+    struct cand *c;
+    int n = scan(dir, &c);
+    int64_t newest = -1;
+    for (int i = 0; i < n; i++)
+        if (c[i].step > newest) newest = c[i].step;
+    int64_t agreed = newest;
+    enum tipc_status st = TIPC_OK;
+    if (comm) {   /* the oldest of the ranks' newest: one that every node has */
+        int w = comm_world(comm);
+        int64_t *all = xcalloc((size_t)w, sizeof *all);
+        st = comm_allgather(comm, &newest, all, sizeof newest);
+        for (int i = 0; i < w && st == TIPC_OK; i++)
+            if (all[i] < agreed) agreed = all[i];
+        free(all);
+    }
+    const char *pick = NULL;
+    for (int i = 0; i < n && st == TIPC_OK && agreed >= 0; i++)
+        if (c[i].step == agreed && (!pick || strstr(c[i].path, "/latest.ckpt"))) pick = c[i].path;
+    if (st == TIPC_OK && agreed >= 0 && !pick) {
+        st = error_msg(TIPC_EIO, "rank %d: the ranks agreed to resume from global step %lld (the newest checkpoint "
+                                 "every node has), but '%s' holds none of that step (its newest: step %lld)",
+                       rank, (long long)agreed, dir, (long long)newest);
+        error_hint("copy that node's checkpoint of step %lld into '%s', or resume by hand with --resume CKPT",
+                   (long long)agreed, dir);
+    }
+    if (st == TIPC_OK && pick) *path = xstrdup(pick);
+    for (int i = 0; i < n; i++) free(c[i].path);
+    free(c);
+    return st;
+}
