@@ -202,13 +202,13 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
             break;
         }
         m->step++;
+        if (s.skipped && o->rank == 0)
+            printf("AMP: step %lld: a gradient was not finite: update skipped, loss scale now %g (%ld skipped so far)\n",
+                   (long long)m->step, s.loss_scale, s.skipped_total);
         m->step_in_epoch = it + 1;
         if (r->save_interval_steps > 0 && m->step % r->save_interval_steps == 0 && it + 1 < spe &&
             (st = save_step(o, m, net, mb->kept)) != TIPC_OK)
             break;
-        if (s.skipped && o->rank == 0)
-            printf("AMP: step %lld: a gradient was not finite: update skipped, loss scale now %g (%ld skipped so far)\n",
-                   (long long)m->step, s.loss_scale, s.skipped_total);
         double t_done = now_seconds();
         const struct micro_batch *b0 = &mb->mb[0];
         ss.reader += t_read - t_end, ss.batch += t_done - t_end, t_end = t_done;
@@ -363,8 +363,8 @@ enum tipc_status train_run(const struct train_opts *o)
     }
     json_t *info = json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:i, s:I, s:s}", "model", r->arch, "device", r->device,
                              "batch_size", r->batch_size, "image_size", r->image_size, "params", (json_int_t)net.nparams,
-                             "output_dir", r->output_dir, "restart", o->restart, "start_step", (json_int_t)m.step, "precision",
-                             precision_name(o->amp.prec));
+                             "output_dir", r->output_dir, "restart", o->restart, "start_step", (json_int_t)m.step,
+                             "precision", precision_name(o->amp.prec));
     if (info && resume) json_object_set_new(info, "resumed_from", json_string(resume));
     if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch, info)) != TIPC_OK)
         goto out;
