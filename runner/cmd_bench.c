@@ -132,6 +132,7 @@ static enum tipc_status bench_infer(struct bench_opts *o)
     infer_from_net(&m, &net, o->batch);
     net_free(&net);
     infer_move(&m, o->be);
+    infer_set_precision(&m, o->amp.prec); /* GPU: the 16-bit pass (replayed with --cuda-graph too) */
     size_t ni = (size_t)o->batch * o->res * o->res * 3;
     uint8_t *img = xmalloc(ni);
     fill_images(img, ni, 7);
@@ -198,7 +199,8 @@ int cmd_bench(int argc, char **argv)
         {"--num-classes", NULL, OPT_INT, &o.classes, NULL, 1, 100000, "K", "classes (default 1000)", NULL, NULL},
         {"--device", NULL, OPT_STR, &o.device, NULL, 0, 0, "cpu|gpu", "where to run (default cpu)", NULL, NULL},
         {"--precision", NULL, OPT_STR, &o.precision, NULL, 0, 0, "fp32|bf16|fp16",
-         "train: mixed precision as tipc train --precision (default fp32)", NULL, NULL},
+         "train: mixed precision as tipc train --precision; infer: as tipc infer --precision\n"
+         "(default fp32)", NULL, NULL},
         {"--cuda-graph", NULL, OPT_FN, &o.graph, &o.graph_seen, 0, 0, "on|off",
          "train (default on): the whole step replayed from a CUDA Graph where it can\n"
          "be (gpu; the '# training step:' line says which ran); infer (default off;\n"
@@ -261,8 +263,8 @@ int cmd_bench(int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "bench: only 'train' runs under tipc launch with WORLD_SIZE > 1");
     bool gpu = !strcmp(o.device, "gpu") || !strcmp(o.device, "cuda");
     TRY(amp_policy_resolve(&o.amp, "bench", o.precision, NULL, NULL, gpu));
-    if (o.amp.prec != PREC_FP32 && strcmp(what, "train"))
-        return error_msg(TIPC_EUSAGE, "bench: --precision is for 'bench train' (inference: tipc infer --precision)");
+    if (o.amp.prec != PREC_FP32 && strcmp(what, "train") && strcmp(what, "infer"))
+        return error_msg(TIPC_EUSAGE, "bench: --precision is for 'bench train' and 'bench infer'");
     backend_cpu_fix_blas(); /* may re-exec this process: join the collectives after it */
     backend_cpu_set_threads(o.threads);
     TRY(backend_open(&o.be, o.device, 0, &eng));

@@ -295,7 +295,8 @@ int cmd_infer(int argc, char **argv)
         {"--crop-size", NULL, OPT_INT, &f.crop, NULL, 0, 2048, "N", "center crop; must be the model's input size (the default)", NULL, NULL},
         {"--warmup", NULL, OPT_INT, &f.warmup, NULL, 0, 1000000, "W", "untimed forward passes before timing (default 0)", NULL, NULL},
         {"--precision", NULL, OPT_STR, &f.precision, NULL, 0, 0, "fp32|bf16|fp16", "weights, input and every layer's output in this dtype, fp32\n"
-         "accumulation (default fp32; bf16/fp16 run op by op)", NULL, NULL},
+         "accumulation (default fp32; the GPU runs 16-bit kernels with fp32 logits,\n"
+         "the CPU op by op)", NULL, NULL},
         {"--top-k", NULL, OPT_INT, &f.topk, NULL, 1, 100000, "K", "classes listed per image (default 5)", NULL, NULL},
         {"--input-raw", NULL, OPT_STR, &f.in_raw, NULL, 0, 0, "F", "read float32 (N,3,R,R) normalised input from F instead of images, and", NULL, NULL},
         {"--output-raw", NULL, OPT_STR, &f.out_raw, NULL, 0, 0, "F", "write float32 probs (N,K) then logits (N,K) to F", NULL, NULL},

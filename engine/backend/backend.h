@@ -87,6 +87,9 @@ struct backend_ops {
     void (*infer_input_u8)(struct backend_ctx *cx, struct infer_model *m, const uint8_t *images, int n);
     void (*infer_forward)(struct backend_ctx *cx, struct infer_model *m, int n);
     void (*infer_release)(struct backend_ctx *cx, struct infer_model *m);
+    /* Prepare m's passes for precision p (16-bit weights made once...; NULL: fp32 only). Called by
+     * infer_set_precision, which records p in m on success. */
+    enum tipc_status (*infer_precision)(struct backend_ctx *cx, struct infer_model *m, enum precision p);
 };
 
 /* The engine's tuning switches. A command reads them once, from its option table (environment-only
@@ -114,6 +117,14 @@ extern const struct backend_ops backend_cpu_ops;
 void infer_input_u8_cpu(struct backend_ctx *cx, struct infer_model *m, const uint8_t *images, int n);
 void infer_forward_cpu(struct backend_ctx *cx, struct infer_model *m, int n);
 void infer_release_cpu(struct backend_ctx *cx, struct infer_model *m);
+
+#ifdef TIPC_HAVE_CUDA
+/* The CUDA backend's inference schedule (engine/infer/infer_cuda.c): fp32 layer by layer through
+ * the ops; fp16 / bf16 on 16-bit activations and weights with fp32 accumulation. */
+void infer_forward_cuda(struct backend_ctx *cx, struct infer_model *m, int n);
+void infer_release_cuda(struct backend_ctx *cx, struct infer_model *m);
+enum tipc_status infer_precision_cuda(struct backend_ctx *cx, struct infer_model *m, enum precision p);
+#endif
 
 /* Set the CPU thread count (OpenMP and OpenBLAS); threads <= 0 keeps the default. */
 void backend_cpu_set_threads(int threads);

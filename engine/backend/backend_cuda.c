@@ -32,7 +32,12 @@ const struct backend_ops backend_cuda_ops = {
     .normalize_u8_dev = normalize_u8_dev_cuda, .xent_forward_dev = xent_forward_dev_cuda,
     .xent_backward_dev = xent_backward_dev_cuda, .dropout_forward_dev = dropout_forward_dev_cuda,
     .sgd_step_dev = sgd_step_dev_cuda, .stage_put = cuda_stage_put, .stage_release = cuda_stage_release,
-    /* no own inference schedule: infer.c walks the layers; backend_graph_* replays them */
+    .amp_round = amp_round_cuda, .amp_scale = amp_scale_cuda, .amp_unscale_check = amp_unscale_check_cuda,
+    .sgd_step_amp = sgd_step_amp_cuda, .amp_update = amp_update_cuda,
+    /* its inference schedule (infer_cuda.c): fp32 walks the layers through the ops above, fp16 /
+     * bf16 run on 16-bit activations; backend_graph_* replays either */
+    .infer_forward = infer_forward_cuda, .infer_release = infer_release_cuda,
+    .infer_precision = infer_precision_cuda,
 };
 
 enum tipc_status backend_cuda_init(struct backend *b, int device, const struct backend_settings *set)

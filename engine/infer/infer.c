@@ -225,6 +225,11 @@ void infer_move(struct infer_model *m, struct backend be)
     m->nacts = m->nscratch = 0;
     m->be = be;
     infer_plan(m, m->N);
+    /* the weights are rounded already (host copy, uploaded by infer_plan); the backend's own
+     * 16-bit pass, if it has one, is made again for its memory */
+    if (m->prec != PREC_FP32 && be.ops->infer_precision && be.ops->infer_precision(be.ctx, m, m->prec) != TIPC_OK)
+        warning_msg("inference in %s on the %s backend runs op by op (rounded fp32)", precision_name(m->prec),
+                    be.ops->name);
 }
 
 void infer_free(struct infer_model *m)
@@ -303,6 +308,11 @@ void infer_set_precision(struct infer_model *m, enum precision p)
         for (size_t j = 0; j < nw; j++) m->weights[l->w_off + j] = round_to(m->weights[l->w_off + j], p);
     }
     if (m->wdev != m->weights) m->be.ops->upload(m->be.ctx, m->wdev, m->weights, m->nweights);
+    /* a backend with its own 16-bit pass (CUDA: 16-bit activations and weights, the same rounded
+     * values, fp32 accumulation) prepares it now; when it cannot, passes go op by op below */
+    const struct backend_ops *o = m->be.ops;
+    if (o->infer_precision && o->infer_precision(m->be.ctx, m, p) != TIPC_OK)
+        warning_msg("inference in %s on the %s backend runs op by op (rounded fp32)", precision_name(p), o->name);
 }
 
 /* a pass in bf16/fp16 (infer_set_precision): op by op, each layer's output rounded */
@@ -325,12 +335,14 @@ static void forward_reduced(struct infer_model *m, int n)
 void infer_forward(struct infer_model *m, int n)
 {
     CHECK(n > 0 && n <= m->N, "batch %d of planned %d", n, m->N);
-    if (m->prec != PREC_FP32) {
+    /* bf16/fp16: the backend's own 16-bit pass when it made one (infer_set_precision), else op by op */
+    if (m->prec != PREC_FP32 && !m->lp_acts) {
         forward_reduced(m, n);
         return;
     }
-    /* the backend's own schedule when it has one; infer_per_op: op by op anyway (A/B benchmarks) */
-    if (m->be.ops->infer_forward && !m->be.set.infer_per_op) {
+    /* the backend's own schedule when it has one; infer_per_op: op by op anyway (A/B benchmarks;
+     * a 16-bit pass has no op-by-op twin) */
+    if (m->be.ops->infer_forward && (!m->be.set.infer_per_op || m->prec != PREC_FP32)) {
         m->be.ops->infer_forward(m->be.ctx, m, n);
         return;
     }

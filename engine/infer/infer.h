@@ -39,6 +39,9 @@ struct infer_model {
     /* the CPU backend's schedule (infer_cpu.c; released through the backend's infer_release): */
     float *packed; size_t *pack_off; /* per-layer re-laid-out conv weights */
     struct infer_team *team;         /* helper threads of the pass schedule */
+    /* the backend's own 16-bit pass (backend_ops.infer_precision; CUDA: infer_cuda.c), made by
+     * infer_set_precision; NULL: none, bf16/fp16 passes go op by op on rounded fp32 */
+    void *lp_weights, *lp_acts;      /* 16-bit weights (converted once) and activations */
 };
 
 /* Fold a (trained) net into an inference model planned for batches up to N. */
@@ -50,6 +53,7 @@ void infer_free(struct infer_model *m);
  * nothing to do when it is the same backend). */
 void infer_move(struct infer_model *m, struct backend be);
 
+
 enum tipc_status infer_save(const struct infer_model *m, const char *path);
 /* Write it to a finished, unpublished staged file (core/staged.h) for staged_publish(). */
 struct staged_file;
@@ -60,7 +64,9 @@ enum tipc_status infer_load(struct infer_model *m, const char *path, int N, stru
 /* Run in p from now on (tipc infer --precision): conv/linear weights are rounded to p (biases,
  * the folded BN shifts, stay fp32), the input and every layer's output are rounded to p, products
  * accumulate in fp32 and the softmax is fp32: the values a bf16/fp16 model computes
- * (engine/ops/precision.h). Passes then go op by op through the backend (no CPU pass schedule).
+ * (engine/ops/precision.h). Passes then go op by op through the backend (no CPU pass schedule),
+ * or, on a backend with its own 16-bit pass (CUDA), run on 16-bit activations and weights with
+ * fp32 accumulation and fp32 logits (a warning and op by op when it cannot make one).
  * Call before the first pass; fp32 is the default. Needs backend_has_amp() for bf16/fp16. */
 void infer_set_precision(struct infer_model *m, enum precision p);
 /* Host uint8 HWC images, normalised into the input slot (the backend's schedule may do it its own way). */

@@ -13,11 +13,11 @@
 #endif
 
 static struct backend G;               /* the CUDA backend, when there is a device */
-static const struct backend_ops *C = &backend_cpu_ops;
+static const struct backend_ops *C __attribute__((unused)) = &backend_cpu_ops;
 static const char *why = "";
 static bool have, broken; /* broken: a device is there but the backend would not open on it */
 
-static void gpu_die(const char *msg, int code) { fail_msg("died (exit %d): %s", code, msg); }
+static inline void gpu_die(const char *msg, int code) { fail_msg("died (exit %d): %s", code, msg); }
 
 static int group_setup(void **state)
 {
@@ -55,24 +55,24 @@ static int group_teardown(void **state)
     } while (0)
 
 static uint64_t rs = 0x9e3779b97f4a7c15ULL;
-static float frand(void) /* uniform [-1, 1) */
+static inline float frand(void) /* uniform [-1, 1) */
 {
     rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17;
     return (float)((rs >> 40) * (1.0 / 8388608.0)) - 1.0f;
 }
-static float *rnd(size_t n, float scale)
+static inline float *rnd(size_t n, float scale)
 {
     float *p = malloc((n ? n : 1) * sizeof(float));
     for (size_t i = 0; i < n; i++) p[i] = scale * frand();
     return p;
 }
-static float *copy(const float *h, size_t n)
+static inline float *copy(const float *h, size_t n)
 {
     float *p = malloc((n ? n : 1) * sizeof(float));
     memcpy(p, h, n * sizeof(float));
     return p;
 }
-static float *dev(const float *h, size_t n)
+static inline float *dev(const float *h, size_t n)
 {
     float *d = G.ops->alloc(G.ctx, n);
     G.ops->upload(G.ctx, d, h, n);
@@ -80,7 +80,7 @@ static float *dev(const float *h, size_t n)
 }
 /* Compare device buffer d with the host reference: |got - want| <= atol + rtol |want|, atol =
  * rtol * max|want| / 10 (cancellation in sums makes tiny entries relatively noisy). */
-static void expect(const float *d, const float *want, size_t n, double rtol, const char *label)
+static inline void expect(const float *d, const float *want, size_t n, double rtol, const char *label)
 {
     float *got = malloc((n ? n : 1) * sizeof(float));
     G.ops->download(G.ctx, got, d, n);

@@ -8,7 +8,10 @@
  * tensor cores), so results match the CPU reference; a warning says when that is impossible.
  * Weights stay in PyTorch's (Cout, Cin/g, K, K) layout; cuDNN's NHWC filter is (Cout, K, K,
  * Cin/g), so they are transposed into the workspace per call (the stem's is 432 floats). Not here: pointwise (cuBLAS) and
- * depthwise (own kernels) paths, conv2d.cu. */
+ * depthwise (own kernels) paths, conv2d.cu.
+ * Reduced precision (conv2d_forward_cudnn_lp, inference only): fp16 / bf16 tensors and filter with
+ * an fp32 convolution (cuDNN's PSEUDO_HALF / PSEUDO_BFLOAT16 configurations: fp32 accumulation),
+ * tensor-core math allowed, planned and cached per (shape, precision). */
 #include <string.h>
 
 #include "cuda_common.cuh"
@@ -52,7 +55,8 @@ static int choose(struct backend_ctx *cx, struct conv_plan *pl, const Perf *p, i
         for (int i = 0; i < n; i++) {
             if (p[i].status != CUDNN_STATUS_SUCCESS || p[i].memory > WS_LIMIT) continue;
             if (pass == 0 && det && p[i].determinism != CUDNN_DETERMINISTIC) continue;
-            *math = cx->tf32 || pass == 2 ? p[i].mathType : CUDNN_FMA_MATH;
+            /* 16-bit tensors: the algorithm's own math (tensor cores; the accumulation stays fp32) */
+            *math = cx->tf32 || pass == 2 || pl->lp != PREC_FP32 ? p[i].mathType : CUDNN_FMA_MATH;
             CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, *math));
             if (ws(p[i].algo, bytes) != CUDNN_STATUS_SUCCESS || *bytes > WS_LIMIT) continue;
             if (pass > 0)
@@ -64,37 +68,38 @@ static int choose(struct backend_ctx *cx, struct conv_plan *pl, const Perf *p, i
     return -1;
 }
 
-static void plan_init(struct backend_ctx *cx, struct conv_plan *pl, const struct conv2d_desc *d)
+static void plan_init(struct backend_ctx *cx, struct conv_plan *pl, const struct conv2d_desc *d, enum precision lp)
 {
     memset(pl, 0, sizeof *pl);
     pl->d = *d;
+    pl->lp = lp;
+    cudnnDataType_t t = lp == PREC_FP16 ? CUDNN_DATA_HALF : lp == PREC_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
     CUDNN_CHECK(cudnnCreateTensorDescriptor(&pl->x));
     CUDNN_CHECK(cudnnCreateTensorDescriptor(&pl->y));
     CUDNN_CHECK(cudnnCreateFilterDescriptor(&pl->w));
     CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&pl->conv));
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(pl->x, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, d->N, d->Cin, d->H, d->W));
-    CUDNN_CHECK(cudnnSetTensor4dDescriptor(pl->y, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, d->N, d->Cout, d->Ho, d->Wo));
-    CUDNN_CHECK(cudnnSetFilter4dDescriptor(pl->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, d->Cout, d->Cin / d->groups,
-                                           d->K, d->K));
+    CUDNN_CHECK(cudnnSetTensor4dDescriptor(pl->x, CUDNN_TENSOR_NHWC, t, d->N, d->Cin, d->H, d->W));
+    CUDNN_CHECK(cudnnSetTensor4dDescriptor(pl->y, CUDNN_TENSOR_NHWC, t, d->N, d->Cout, d->Ho, d->Wo));
+    CUDNN_CHECK(cudnnSetFilter4dDescriptor(pl->w, t, CUDNN_TENSOR_NHWC, d->Cout, d->Cin / d->groups, d->K, d->K));
     CUDNN_CHECK(cudnnSetConvolution2dDescriptor(pl->conv, d->pad, d->pad, d->stride, d->stride, 1, 1,
                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     CUDNN_CHECK(cudnnSetConvolutionGroupCount(pl->conv, d->groups));
-    CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, cx->tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+    CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, cx->tf32 || lp != PREC_FP32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
     int n, c, h, w;
     CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(pl->conv, pl->x, pl->w, &n, &c, &h, &w));
     CUDA_REQUIRE(n == d->N && c == d->Cout && h == d->Ho && w == d->Wo, "cuDNN output shape differs from ops.h's");
 }
 
-static struct conv_plan *plan_get(struct backend_ctx *cx, const struct conv2d_desc *d)
+static struct conv_plan *plan_get(struct backend_ctx *cx, const struct conv2d_desc *d, enum precision lp)
 {
     for (int i = 0; i < cx->nplans; i++)
-        if (!memcmp(&cx->plans[i].d, d, sizeof *d)) return &cx->plans[i];
+        if (!memcmp(&cx->plans[i].d, d, sizeof *d) && cx->plans[i].lp == (int)lp) return &cx->plans[i];
     if (cx->nplans == cx->cap_plans) {
         cx->cap_plans = cx->cap_plans ? 2 * cx->cap_plans : 8;
         cx->plans = (struct conv_plan *)xrealloc(cx->plans, sizeof *cx->plans * (size_t)cx->cap_plans);
     }
     struct conv_plan *pl = &cx->plans[cx->nplans++];
-    plan_init(cx, pl, d);
+    plan_init(cx, pl, d, lp);
     return pl;
 }
 
@@ -112,6 +117,10 @@ static void find_fwd(struct backend_ctx *cx, struct conv_plan *pl)
         return cudnnGetConvolutionForwardWorkspaceSize(cx->cudnn, pl->x, pl->w, pl->conv, pl->y, a, b);
     };
     int i = choose(cx, pl, p, n, 0, ws, &pl->fwd_math, &pl->ws_fwd);
+    if (i < 0 && pl->lp != PREC_FP32) { /* the caller has its own kernel for 16-bit tensors */
+        pl->have_fwd = -1;
+        return;
+    }
     CUDA_REQUIRE(i >= 0, "cuDNN offers no forward algorithm for this convolution");
     pl->fwd = p[i].algo;
     pl->have_fwd = 1;
@@ -153,7 +162,7 @@ static size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
 void conv2d_forward_cudnn(struct backend_ctx *cx, float *out, const float *in, const float *w,
                           const struct conv2d_desc *d)
 {
-    struct conv_plan *pl = plan_get(cx, d);
+    struct conv_plan *pl = plan_get(cx, d, PREC_FP32);
     if (!pl->have_fwd) find_fwd(cx, pl);
     int Cg = d->Cin / d->groups, KK = d->K * d->K;
     size_t wbytes = align256(sizeof(float) * (size_t)d->Cout * Cg * KK);
@@ -171,7 +180,7 @@ void conv2d_forward_cudnn(struct backend_ctx *cx, float *out, const float *in, c
 void conv2d_backward_cudnn(struct backend_ctx *cx, float *din, float *dw, const float *dout, const float *in,
                            const float *w, const struct conv2d_desc *d, int acc)
 {
-    struct conv_plan *pl = plan_get(cx, d);
+    struct conv_plan *pl = plan_get(cx, d, PREC_FP32);
     if (!pl->have_bwd) find_bwd(cx, pl);
     int Cg = d->Cin / d->groups, KK = d->K * d->K;
     size_t nw = (size_t)d->Cout * Cg * KK, wbytes = align256(sizeof(float) * nw);
@@ -192,4 +201,31 @@ void conv2d_backward_cudnn(struct backend_ctx *cx, float *din, float *dw, const 
     CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, pl->data_math));
     CUDNN_CHECK(cudnnConvolutionBackwardData(cx->cudnn, &one, pl->w, wt, pl->y, dout, pl->conv, pl->bwd_data,
                                              ws + 2 * wbytes, pl->ws_data, &beta, pl->x, din));
+}
+
+/* dst (Cout, KK, Cg) = src (Cout, Cg, KK), 16-bit words moved as they are */
+__global__ void kcrs_to_krsc_u16_kernel(uint16_t *dst, const uint16_t *src, int Cout, int Cg, int KK)
+{
+    size_t n = (size_t)Cout * Cg * KK;
+    GRID_STRIDE(i, n) dst[krsc_index(i, Cg, KK)] = src[i];
+}
+
+int conv2d_forward_cudnn_lp(struct backend_ctx *cx, void *out, const void *in, const void *w,
+                            const struct conv2d_desc *d, enum precision p)
+{
+    CUDA_REQUIRE(p == PREC_FP16 || p == PREC_BF16, "conv2d_forward_cudnn_lp called for fp32");
+    struct conv_plan *pl = plan_get(cx, d, p);
+    if (!pl->have_fwd) find_fwd(cx, pl);
+    if (pl->have_fwd < 0) return 0;
+    int Cg = d->Cin / d->groups, KK = d->K * d->K;
+    size_t nw = (size_t)d->Cout * Cg * KK, wbytes = align256(sizeof(uint16_t) * nw);
+    char *ws = (char *)cuda_ws(cx, wbytes + pl->ws_fwd);
+    kcrs_to_krsc_u16_kernel<<<grid_for(nw, 256, cx), 256, 0, cx->stream>>>((uint16_t *)ws, (const uint16_t *)w,
+                                                                          d->Cout, Cg, KK);
+    LAUNCH_CHECK();
+    const float one = 1.0f, zero = 0.0f; /* fp32 scaling factors: the convolution's compute type */
+    CUDNN_CHECK(cudnnSetConvolutionMathType(pl->conv, pl->fwd_math));
+    CUDNN_CHECK(cudnnConvolutionForward(cx->cudnn, &one, pl->x, in, pl->w, ws, pl->conv, pl->fwd, ws + wbytes,
+                                        pl->ws_fwd, &zero, pl->y, out));
+    return 1;
 }

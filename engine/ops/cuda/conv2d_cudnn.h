@@ -9,4 +9,8 @@ void conv2d_forward_cudnn(struct backend_ctx *cx, float *out, const float *in, c
                           const struct conv2d_desc *d);
 void conv2d_backward_cudnn(struct backend_ctx *cx, float *din, float *dw, const float *dout, const float *in,
                            const float *w, const struct conv2d_desc *d, int acc);
+/* inference in fp16 / bf16 (p): 16-bit NHWC in, out and weights (PyTorch's layout), fp32
+ * accumulation; 0 (nothing done) when cuDNN has no algorithm for the shape in that precision */
+int conv2d_forward_cudnn_lp(struct backend_ctx *cx, void *out, const void *in, const void *w,
+                            const struct conv2d_desc *d, enum precision p);
 #endif

@@ -44,6 +44,7 @@ extern "C" void cuda_fail(const char *file, int line, const char *stmt, const ch
 /* One cached cuDNN convolution (general path): descriptors and the algorithms picked for it. */
 struct conv_plan {
     struct conv2d_desc d;
+    int lp;                                /* enum precision of the tensors (PREC_FP32: float) */
     cudnnTensorDescriptor_t x, y;
     cudnnFilterDescriptor_t w;
     cudnnConvolutionDescriptor_t conv;

@@ -89,6 +89,34 @@ xent_forward_dev_fn xent_forward_dev_cuda;
 xent_backward_fn xent_backward_dev_cuda; /* labels: DEVICE memory */
 dropout_forward_dev_fn dropout_forward_dev_cuda;
 sgd_step_dev_fn sgd_step_dev_cuda;
+/* mixed precision training (sgd_amp.cu; state: the loss scaler's AMP_STATE_FLOATS floats, device
+ * memory): nothing waits for the host, the skip decision stays on the device */
+amp_round_fn amp_round_cuda;
+amp_scale_fn amp_scale_cuda;
+amp_unscale_check_fn amp_unscale_check_cuda;
+sgd_step_amp_fn sgd_step_amp_cuda;
+amp_update_fn amp_update_cuda;
+
+/* ---- reduced-precision inference (engine/infer/infer_cuda.c): 16-bit activations and weights
+ * (p: PREC_FP16 = IEEE binary16, PREC_BF16 = bfloat16; round to nearest even, as precision.h),
+ * fp32 arithmetic and accumulation (cuBLAS CUBLAS_COMPUTE_32F, cuDNN fp32 convolutions), fp32
+ * biases. `lp` buffers hold n 16-bit values (device memory, 2-byte aligned at least). */
+void lp_from_f32_cuda(struct backend_ctx *cx, void *out, const float *in, size_t n, enum precision p);
+void lp_to_f32_cuda(struct backend_ctx *cx, float *out, const void *in, size_t n, enum precision p);
+/* conv2d_forward on lp tensors (act_lp.cu / conv2d_lp.cu); w (Cout, Cin/groups, K, K) in lp */
+void conv2d_forward_lp_cuda(struct backend_ctx *cx, void *out, const void *in, const void *w,
+                            const struct conv2d_desc *d, enum precision p);
+/* out (N, Co) = in (N, Ci) . w^T (no bias); out is fp32 when out_f32 (the logits), else lp */
+void linear_forward_lp_cuda(struct backend_ctx *cx, void *out, int out_f32, const void *in, const void *w, int N,
+                            int Ci, int Co, enum precision p);
+/* y (M, C) = act(y + b), b fp32 */
+void bias_act_lp_cuda(struct backend_ctx *cx, void *y, const float *b, size_t M, int C, enum act_kind k,
+                      enum precision p);
+void act_lp_cuda(struct backend_ctx *cx, void *out, const void *in, size_t n, enum act_kind k, enum precision p);
+void add_lp_cuda(struct backend_ctx *cx, void *out, const void *a, const void *b, size_t n, enum precision p);
+void scale_lp_cuda(struct backend_ctx *cx, void *out, const void *x, const void *g, int N, int P, int C,
+                   enum precision p);
+void avgpool_lp_cuda(struct backend_ctx *cx, void *out, const void *in, int N, int P, int C, enum precision p);
 
 #ifdef __cplusplus
 }
