@@ -1,8 +1,8 @@
-/* cuda_test.h: what the CUDA-vs-CPU op tests share (test_cuda_*.c; test_cuda_ops.c keeps its
- * own copy): the group set-up that opens the CUDA backend once (TF32 off: fp32 against fp32),
- * NEED_GPU() (without a CUDA build or a device: prints `SKIP: no CUDA device (reason)` and
- * skips; a device that cannot be opened fails), a failing CUDA call failing the test instead of
- * exiting, and random data / device buffers / a compare of a device buffer with the CPU's. */
+/* cuda_test.h: what the CUDA-vs-CPU op tests share (every test_cuda_*.c): the group set-up
+ * that opens the CUDA backend once (TF32 off: fp32 against fp32), NEED_GPU() (without a CUDA
+ * build or a device: prints `SKIP: no CUDA device (reason)` and skips; a device that cannot be
+ * opened fails), a failing CUDA call failing the test instead of exiting, and random data /
+ * device buffers / a compare of a device buffer with the CPU's. */
 #ifndef TIPC_CUDA_TEST_H
 #define TIPC_CUDA_TEST_H
 #include "testutil.h"

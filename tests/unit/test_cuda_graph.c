@@ -23,46 +23,7 @@
 #define K 10
 #define STEPS 6
 
-static struct backend G;
-static const char *why = "";
-static bool have, broken;
-
-static void gpu_die(const char *msg, int code) { fail_msg("died (exit %d): %s", code, msg); }
-
-static int group_setup(void **state)
-{
-    (void)state;
-    setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
-#ifdef TIPC_HAVE_CUDA
-    if (cuda_device_count(&why) == 0) return 0;
-    if (backend_cuda_init(&G, 0, &(struct backend_settings){0}) != TIPC_OK) {
-        why = "backend_cuda_init failed on a present device (message above)";
-        broken = true;
-        return 0;
-    }
-    have = true;
-    tipc_set_die_routine(gpu_die);
-#else
-    why = "built without CUDA (USE_CUDA=0 or no toolkit found)";
-#endif
-    return 0;
-}
-static int group_teardown(void **state)
-{
-    (void)state;
-    tipc_set_die_routine(NULL);
-    if (have) backend_cuda_free(&G);
-    return 0;
-}
-
-#define NEED_GPU()                                                  \
-    do {                                                            \
-        if (broken) fail_msg("%s", why);                            \
-        if (!have) {                                                \
-            printf("SKIP: no CUDA device (%s)\n", why);             \
-            skip();                                                 \
-        }                                                           \
-    } while (0)
+#include "cuda_test.h"   /* G, NEED_GPU(), group_setup/teardown */
 
 static void build(struct net *net, struct backend be)
 {
