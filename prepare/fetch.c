@@ -17,7 +17,6 @@
 #include "sha256.h"
 #include "../core/check.h"
 #include "../core/time.h"
-#include "../core/parse.h"
 #include "../core/banned.h"
 
 void fetch_opts_default(struct fetch_opts *o)

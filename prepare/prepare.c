@@ -18,7 +18,6 @@
 #include "../core/check.h"
 #include "../core/time.h"
 #include "../core/regfile.h"
-#include "../core/parse.h"
 #include "../core/banned.h"
 
 #define MARKER PREPARED_MARKER

@@ -15,18 +15,24 @@
      "the dataset manifest (default: CONFIG's ../datasets.yaml, configs/datasets.yaml)", "TIPC_MANIFEST", NULL}, \
     FETCH_ENV_OPTS((p).fetch)
 
-/* The download knobs (struct fetch_opts lvalue `f`), environment only. */
-#define FETCH_ENV_OPTS(f)                                                                                 \
-    {"TIPC_CONNECT_TIMEOUT", NULL, OPT_LONG, &(f).connect_timeout_s, NULL, 1, 600, "S",                   \
+/* The download knobs (struct fetch_opts lvalue `f`), each with its environment variable. The
+ * names: `tipc prepare`'s flags, or for a command without download flags (run) the variables
+ * themselves (FETCH_ENV_OPTS). */
+#define FETCH_OPTS(f, CONNECT_TIMEOUT, LOW_SPEED_TIME, LOW_SPEED_LIMIT, RETRIES, BACKOFF_MS)                \
+    {CONNECT_TIMEOUT, NULL, OPT_LONG, &(f).connect_timeout_s, NULL, 1, 600, "S",                          \
      "download: connect limit (default 5)", "TIPC_CONNECT_TIMEOUT", NULL},                                \
-    {"TIPC_LOW_SPEED_TIME", NULL, OPT_LONG, &(f).low_speed_time_s, NULL, 1, 3600, "S",                    \
-     "download: abort when slower than TIPC_LOW_SPEED_LIMIT this long (default 15)", "TIPC_LOW_SPEED_TIME", NULL}, \
-    {"TIPC_LOW_SPEED_LIMIT", NULL, OPT_LONG, &(f).low_speed_bytes, NULL, 1, 1 << 30, "BYTES/S",           \
-     "(default 1024)", "TIPC_LOW_SPEED_LIMIT", NULL},                                                     \
-    {"TIPC_RETRIES", NULL, OPT_INT, &(f).retries, NULL, 0, 100, "N",                                      \
+    {LOW_SPEED_TIME, NULL, OPT_LONG, &(f).low_speed_time_s, NULL, 1, 3600, "S",                           \
+     "download: abort when slower than the low-speed limit this long\n(default 15)", "TIPC_LOW_SPEED_TIME", NULL}, \
+    {LOW_SPEED_LIMIT, NULL, OPT_LONG, &(f).low_speed_bytes, NULL, 1, 1 << 30, "BYTES/S",                  \
+     "download: the low-speed limit (default 1024)", "TIPC_LOW_SPEED_LIMIT", NULL},                       \
+    {RETRIES, NULL, OPT_INT, &(f).retries, NULL, 0, 100, "N",                                             \
      "download: extra attempts (default 2)", "TIPC_RETRIES", NULL},                                       \
-    {"TIPC_BACKOFF_MS", NULL, OPT_LONG, &(f).backoff_ms, NULL, 0, 600000, "MS",                           \
-     "download: first retry delay, doubled per retry (default 500)", "TIPC_BACKOFF_MS", NULL},            \
+    {BACKOFF_MS, NULL, OPT_LONG, &(f).backoff_ms, NULL, 0, 600000, "MS",                                  \
+     "download: first retry delay, doubled per retry\n(default 500)", "TIPC_BACKOFF_MS", NULL}
+
+#define FETCH_ENV_OPTS(f)                                                                                 \
+    FETCH_OPTS(f, "TIPC_CONNECT_TIMEOUT", "TIPC_LOW_SPEED_TIME", "TIPC_LOW_SPEED_LIMIT", "TIPC_RETRIES",  \
+               "TIPC_BACKOFF_MS"),                                                                        \
     FETCH_CAP_OPT(f)
 
 /* The download size cap alone (prepare has flags for the other knobs). */
