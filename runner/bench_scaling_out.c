@@ -1,7 +1,7 @@
 /* bench_scaling_out.c: the scaling table on stdout and as OUTPUT/scaling.json, scaling.md and
- * scaling.svg (two charts drawn by report_svg.c's svg_plot: throughput against ranks with the
- * linear ideal, and efficiency and exposed communication share against ranks). Each file is
- * written whole through core/staged (write_file_atomic). */
+ * scaling.svg (two charts drawn by report_svg.c's svg_plot_from_zero, y axes from 0: throughput
+ * against ranks with the linear ideal, and efficiency and exposed communication share against
+ * ranks). Each file is written whole through core/staged (write_file_atomic). */
 #include "bench_scaling.h"
 
 #include <jansson.h>
@@ -110,10 +110,11 @@ static enum tipc_status table_svg(const struct scaling_table *t, const char *pat
     hw_end_empty(&h);
     char title[200];
     snprintf(title, sizeof title, "global img/s (batch %d per rank, %s)", t->o->batch, t->network);
-    svg_plot(&h, "throughput", title, "ranks", "img/s", thr, 2);
+    svg_plot_from_zero(&h, "throughput", title, "ranks", "img/s", thr, 2);
     hw_start(&h, "g");
     hw_attr(&h, "transform", "translate(0,270)");
-    svg_plot(&h, "efficiency", "scaling efficiency and exposed communication (% of the step)", "ranks", "%", pct, 2);
+    svg_plot_from_zero(&h, "efficiency", "scaling efficiency and exposed communication (% of the step)", "ranks", "%",
+                       pct, 2);
     hw_end(&h);
     hw_end(&h);
     h.bad |= xmlTextWriterEndDocument(h.w) < 0;

@@ -31,6 +31,10 @@ struct svg_series {
 /* A line chart with axes, ticks and a legend; `cls` names the <svg> (e.g. "loss"). */
 void svg_plot(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
               const struct svg_series *s, int ns);
+/* The same with the y axis from 0 (lower only for negative values): for quantities read by their
+ * size (throughput, efficiency), which an axis starting elsewhere would exaggerate the differences of. */
+void svg_plot_from_zero(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
+                        const struct svg_series *s, int ns);
 /* Stages as bars on a time axis, coloured by outcome. */
 void svg_timeline(struct hw *h, const struct report *r);
 

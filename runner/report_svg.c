@@ -75,12 +75,13 @@ static void svg_open(struct hw *h, const char *cls, int w, int hgt, const char *
     hw_end(h);
 }
 
-void svg_plot(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
-              const struct svg_series *s, int ns)
+static void plot(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
+                 const struct svg_series *s, int ns, bool y_from_zero)
 {
     double x0, x1, y0, y1;
     range(s, ns, true, &x0, &x1);
     range(s, ns, false, &y0, &y1);
+    if (y_from_zero && y0 > 0) y0 = 0;
     double pw = W - ML - MR, ph = H - MT - MB;
     svg_open(h, cls, W, H, title);
     line(h, ML, MT + ph, ML + pw, MT + ph, "#333");
@@ -177,4 +178,16 @@ void svg_timeline(struct hw *h, const struct report *r)
         text_at(h, ML - 6, MT + 16 * i + 12, "end", buf);
     }
     hw_end(h);
+}
+
+void svg_plot(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
+              const struct svg_series *s, int ns)
+{
+    plot(h, cls, title, xlabel, ylabel, s, ns, false);
+}
+
+void svg_plot_from_zero(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
+                        const struct svg_series *s, int ns)
+{
+    plot(h, cls, title, xlabel, ylabel, s, ns, true);
 }

@@ -3,7 +3,8 @@
 # `tipc launch`; the table on stdout and in OUTPUT/scaling.{json,md,svg} agrees with the ranks' own
 # figures (rank<R>.json): global img/s = N x batch x steps / the slowest rank's seconds, speed-up
 # and efficiency follow from it, the 1-rank run has no communication and the 2-rank run some; the
-# SVG is well-formed with both charts; a stale rank result is not counted; bad values are exit 2.
+# SVG is well-formed with both charts, their y axes from 0; a stale rank result is not counted; bad
+# values are exit 2.
 # (Speed itself is docs/benchmarks.md, not a test.)
 set -u
 T=${TIPC:?}
@@ -46,6 +47,13 @@ assert svg.tag == ns + "svg"
 lines = [p for p in svg.iter(ns + "polyline")]
 assert len(lines) == 4, len(lines)           # measured + linear, efficiency + exposed comm
 assert all(len(p.get("points").split()) == 2 for p in lines)
+# both charts' y axes start at 0 (one starting at the smallest value would exaggerate differences):
+# the lowest y tick label (the largest y coordinate) reads 0
+for cls in ("throughput", "efficiency"):
+    c = [e for e in svg.iter(ns + "svg") if e.get("class") == cls]
+    assert len(c) == 1, (cls, len(c))
+    ticks = sorted((float(e.get("y")), e.text) for e in c[0].iter(ns + "text") if e.get("text-anchor") == "end")
+    assert len(ticks) == 5 and ticks[-1][1] == "0", (cls, ticks)
 print("table ok:", {n: round(r["global_ips"], 1) for n, r in rows.items()})
 PY
 
