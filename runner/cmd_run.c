@@ -47,6 +47,7 @@ static const char footer[] =
 struct run_args {
     const char *config, *mode, *gpuid, *node_ip, *output, *junit, *timeout_text, *dialect;
     bool dry_run, no_prepare, prepare;
+    int max_restarts;    /* --max-restarts / TIPC_MAX_RESTARTS: the train stages' launcher's */
     struct prepare_opts prep;   /* for python:tipc configs: offline unless TIPC_OFFLINE=0 */
     double timeout_s;    /* --stage-timeout / TIPC_STAGE_TIMEOUT in seconds, 0: none */
 };
@@ -95,6 +96,11 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_args *a, bo
         {"--prepare", NULL, OPT_SWITCH, &a->prepare, NULL, 0, 0, NULL,
          "first run the repo's own `bash test_tipc/prepare.sh CONFIG MODE` (from the\n"
          "current folder, no shell in between); its failure stops the run (exit 3)", NULL, NULL},
+        {"--max-restarts", "--max_restarts", OPT_INT, &a->max_restarts, NULL, 0, 1000, "N",
+         "a launched training (`tipc launch`, python:tipc configs) survives N rank failures:\n"
+         "the job re-forms and resumes from its newest checkpoint (step checkpoints with\n"
+         "Global.save_interval_steps / --save-steps, else the last epoch's); default 0",
+         "TIPC_MAX_RESTARTS", NULL},
         PREPARE_ENV_OPTS(a->prep),
         {0},
     };
@@ -414,6 +420,19 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     return st;
 }
 
+/* --max-restarts reaches only `tipc launch` (plan_build puts it there): say so when no training
+ * stage runs it (a Paddle config's launcher, one device without a launcher), not silently ignore it. */
+static void restarts_check(const struct plan *p, const struct run_args *a)
+{
+    if (a->max_restarts <= 0) return;
+    for (int i = 0; i < p->n; i++)
+        if (p->st[i].kind == STAGE_TRAIN && strstr(p->st[i].cmd, " launch --max_restarts=")) return;
+    warning_msg("%s: --max-restarts %d (or TIPC_MAX_RESTARTS) has no effect here: no training stage of this run "
+                "goes through `tipc launch` (%s)", a->config, a->max_restarts,
+                p->ours ? "each gpu_list item is one device, trained without a launcher"
+                        : "restarts are tipc launch's; this config's trainings use its own launcher");
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_args a;
@@ -426,9 +445,10 @@ int cmd_run(int argc, char **argv)
     struct tipc_config cfg;
     TRY(cfg_load_opts(&cfg, a.config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
     struct plan p;
-    struct plan_opts o = {a.output, a.gpuid, d, why};
+    struct plan_opts o = {a.output, a.gpuid, d, why, a.max_restarts};
     enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
     if (st == TIPC_OK) {
+        restarts_check(&p, &a);
         st = plan_resolve_inputs(&p, a.config);   /* before anything runs */
         if (st == TIPC_OK) st = run_check_cluster(&p, a.config);
         if (st == TIPC_OK && a.dry_run) print_plan(&p, &a);

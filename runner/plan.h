@@ -70,6 +70,7 @@ struct plan_opts {
     const char *gpuid;      /* whole_infer's optional 3rd argument, NULL if absent */
     const struct dialect *dialect; /* NULL: the reference dialect */
     const char *dialect_why;
+    int max_restarts;       /* > 0: our configs' launched trains get `tipc launch --max_restarts=N` */
 };
 
 /* No real config comes near these; a runaway '|' list (lists multiply) does. */

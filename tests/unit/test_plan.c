@@ -205,6 +205,38 @@ static char *plan_error(int line_no, const char *new_line, const char *mode, enu
     return err;
 }
 
+/* `tipc run --max-restarts N` reaches our launched trainings only, as argv words of `tipc launch`:
+ * not one-device trainings, other stages, or Paddle's launcher (golden commands unchanged). */
+static void test_max_restarts_reach_our_launcher_only(void **state)
+{
+    (void)state;
+    const char *paths[] = {"configs/mobilenet_v3_small/train_fleet_infer.txt", "configs/mobilenet_v3_small/train_infer.txt",
+                           GOLDEN "/s6_fleet/config.txt"};
+    int launched[3] = {0};
+    for (int k = 0; k < 3; k++) {
+        struct tipc_config cfg;
+        if (cfg_load(&cfg, paths[k]) != TIPC_OK) fail_msg("load %s", paths[k]);
+        struct plan p;
+        struct plan_opts o = {.max_restarts = 2};
+        assert_int_equal(plan_build(&p, &cfg, "lite_train_lite_infer", &o), TIPC_OK);
+        for (int i = 0; i < p.n; i++) {
+            const struct stage *s = &p.st[i];
+            bool has = strstr(s->cmd, "max_restarts") != NULL;
+            if (!has) continue;
+            assert_int_equal(s->kind, STAGE_TRAIN);
+            assert_true(p.ours);
+            assert_string_equal(s->cl.argv[1], "launch");
+            assert_string_equal(s->cl.argv[2], "--max_restarts=2");
+            launched[k]++;
+        }
+        plan_free(&p);
+        cfg_free(&cfg);
+    }
+    assert_int_equal(launched[0], 1);   /* the fleet training */
+    assert_int_equal(launched[1], 1);   /* the gpu_list 0,1 item, not -1 or 0 */
+    assert_int_equal(launched[2], 0);   /* python3.7 -m paddle.distributed.launch: not ours */
+}
+
 static void test_bad_input_names_file_and_line(void **state)
 {
     struct { int line; const char *text, *mode, *want; } cases[] = {
@@ -269,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_golden_commands_every_config_every_mode),
         cmocka_unit_test(test_cuda_visible_devices_follow_the_shell),
         cmocka_unit_test(test_our_configs_map_to_tipc),
+        cmocka_unit_test(test_max_restarts_reach_our_launcher_only),
         cmocka_unit_test(test_bad_input_names_file_and_line),
         cmocka_unit_test(test_expansion_is_capped),
     };
