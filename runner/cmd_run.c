@@ -445,7 +445,8 @@ int cmd_run(int argc, char **argv)
     struct tipc_config cfg;
     TRY(cfg_load_opts(&cfg, a.config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
     struct plan p;
-    struct plan_opts o = {a.output, a.gpuid, d, why, a.max_restarts};
+    struct plan_opts o = {.output_dir = a.output, .gpuid = a.gpuid, .dialect = d, .dialect_why = why,
+                          .max_restarts = a.max_restarts};
     enum tipc_status st = plan_build(&p, &cfg, a.mode, &o);
     if (st == TIPC_OK) {
         restarts_check(&p, &a);

@@ -99,7 +99,7 @@ static struct plan dialect_plan(enum dialect_id id, const char *file, const char
 {
     assert_int_equal(cfg_load_opts(cfg, file, CFG_ALLOW_SHORT | CFG_ALL_LINES), TIPC_OK);
     struct plan p;
-    struct plan_opts o = {NULL, NULL, dialect_get(id), "test"};
+    struct plan_opts o = {.dialect = dialect_get(id), .dialect_why = "test"};
     assert_int_equal(plan_build(&p, cfg, mode, &o), TIPC_OK);
     return p;
 }
