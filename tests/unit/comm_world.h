@@ -18,14 +18,16 @@
 static int run_scenario(const char *name);
 
 /* The collectives' knobs as `tipc train` passes them: its options --comm-backend, --comm-timeout,
- * --watchdog, --comm-hierarchical default to these variables, which the scenarios set. */
+ * --watchdog, --comm-hierarchical, --comm-shm default to these variables, which the scenarios set. */
 static enum tipc_status init_comm(struct comm **c)
 {
-    const char *t = getenv("TIPC_COMM_TIMEOUT"), *w = getenv("TIPC_WATCHDOG");
+    const char *t = getenv("TIPC_COMM_TIMEOUT"), *w = getenv("TIPC_WATCHDOG"), *shm = getenv("TIPC_COMM_SHM");
     struct comm_opts o = {.backend = getenv("TIPC_COMM_BACKEND"),
                           .timeout_s = t ? (int)strtol(t, NULL, 10) : 0,
                           .watchdog_s = w ? (int)strtol(w, NULL, 10) : 0,
-                          .hierarchical = getenv("TIPC_COMM_HIERARCHICAL") != NULL};
+                          .hierarchical = getenv("TIPC_COMM_HIERARCHICAL") != NULL,
+                          .shm = !shm ? COMM_SHM_AUTO : !strcmp(shm, "on") ? COMM_SHM_ON
+                                                      : !strcmp(shm, "off") ? COMM_SHM_OFF : COMM_SHM_AUTO};
     return comm_init_from_env(c, &o);
 }
 
