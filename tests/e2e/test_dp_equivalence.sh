@@ -48,6 +48,21 @@ grep -Eq '^\[0:0\] data parallel: 2 ranks \(gloo over shared memory\), .*; ([4-9
     fail "1 MB buckets: not several buckets overlapping backward: $(grep 'data parallel' mb1.out)"
 grep -Eq '; [0-9]{2,} buckets \(one per tensor' tensor.out || fail "per-tensor: $(grep 'data parallel' tensor.out)"
 grep -q '; blocking allreduce after backward' blocking.out || fail "blocking: $(grep 'data parallel' blocking.out)"
+# 4 ranks through shared memory sum ((g0 + g1) + g2) + g3 in rank order, the order in which the
+# simulation accumulates its micro-batches: bit for bit as well (Gloo's ring over TCP sums in
+# another order: ~1e-7 apart)
+R4=${RECIPE/synthetic_size=80/synthetic_size=160}
+# shellcheck disable=SC2086
+"$TIPC" launch --job_id="${JOB}w4" --nproc_per_node=4 --log_dir=l4 train $R4 --batch-size 4 --output-dir dp4 >dp4.out 2>&1 ||
+    fail "4-rank launch: exit $?"
+# shellcheck disable=SC2086
+"$TIPC" train $R4 --batch-size 4 --simulate-world 4 --output-dir sim4 >sim4.out 2>&1 || fail "--simulate-world 4: exit $?"
+grep -q '(10 train steps/epoch)' dp4.out || fail "4 ranks: not 10 steps per epoch"
+for part in params stats; do
+    $DIFF sim4/latest.ckpt dp4/latest.ckpt $part 0 >diff.4.out || fail "simulate-world 4 vs 4 ranks ($part): $(cat diff.4.out)"
+done
+echo "simulate-world 4 vs 4 ranks (shared memory): bit for bit"
+
 # the exposed communication (time waited, not time the allreduce ran) is in every rank's metrics
 for name in mb1 blocking; do
     python3 - $name.jsonl <<'PY' || fail "$name: exposed communication missing from the metrics"
