@@ -263,7 +263,10 @@ static enum tipc_status shm_setup(struct comm *c, const struct comm_opts *o)
     enum tipc_status agreed = c->be->allreduce(c->impl, &failed, 1, COMM_F32, c->timeout_ms);
     if (c->rank == 0 && name[0]) comm_shm_unlink(name);
     if (agreed) return agreed;
-    if (failed == 0.0f) return TIPC_OK;
+    if (failed == 0.0f) {
+        comm_shm_watch_peers(c->shm);
+        return TIPC_OK;
+    }
     comm_shm_free(c->shm);
     c->shm = NULL;
     if (o->shm == COMM_SHM_ON)

@@ -30,7 +30,8 @@ struct peer {   /* one cache line per rank: no false sharing between the ranks' 
     _Atomic uint32_t arrived, reduced;   /* generation of the last chunk copied in / reduced */
     _Atomic int32_t pid;
     _Atomic uint32_t aborted;
-    char pad[48];
+    _Atomic uint64_t pidns;              /* inode of its pid namespace: its pid means nothing in another */
+    char pad[40];
 };
 
 struct hdr {
@@ -48,7 +49,7 @@ struct comm_shm {
     int rank, world;
     uint32_t gen;         /* chunks done; the same on every rank (same calls in the same order) */
     int broken;           /* a failed call leaves the counters out of step: every later call fails */
-    int *pidfd;           /* per peer: readable once it exits (-1: fall back to kill(pid, 0)) */
+    int *pidfd;           /* per peer: readable once it exits (-1: kill(pid, 0); -3: not in our pid namespace) */
     char who[48];
 };
 
@@ -67,6 +68,12 @@ static void cpu_relax(void)
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
+}
+
+static uint64_t pid_namespace(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) ? 0 : (uint64_t)st.st_ino;
 }
 
 static void fail_note(char *why, size_t n, const char *what, const char *name)
@@ -118,6 +125,7 @@ enum tipc_status comm_shm_attach(struct comm_shm **out, const char *name, int ra
         munmap(p, bytes);
         return TIPC_EDIST;
     }
+    atomic_store(&h->peer[rank].pidns, pid_namespace());
     atomic_store(&h->peer[rank].pid, (int32_t)getpid());
     struct comm_shm *s = xcalloc(1, sizeof *s);
     s->h = h, s->map_bytes = bytes, s->slot_bytes = slot_bytes;
@@ -132,22 +140,40 @@ enum tipc_status comm_shm_attach(struct comm_shm **out, const char *name, int ra
 
 void comm_shm_unlink(const char *name) { shm_unlink(name); }
 
+/* Open a pidfd on each peer (all have attached by now): opened early, before a peer could die
+ * and its pid be reused. A peer in another pid namespace (containers sharing /dev/shm) is not
+ * watched: its pid names some other process here; the timeout still covers it. */
+void comm_shm_watch_peers(struct comm_shm *s)
+{
+    uint64_t ns = pid_namespace();
+    for (int j = 0; j < s->world; j++) {
+        int pid = atomic_load(&s->h->peer[j].pid);
+        if (j == s->rank || pid <= 0 || s->pidfd[j] != -1) continue;
+        if (!ns || atomic_load(&s->h->peer[j].pidns) != ns) {
+            s->pidfd[j] = -3;
+            continue;
+        }
+#ifdef SYS_pidfd_open
+        s->pidfd[j] = (int)syscall(SYS_pidfd_open, pid, 0);
+        if (s->pidfd[j] < 0) s->pidfd[j] = -2;   /* old kernel: kill(pid, 0) */
+#else
+        s->pidfd[j] = -2;
+#endif
+    }
+}
+
 /* Whether peer j's process is gone. A pidfd sees an exit even while the process is an unreaped
  * zombie (kill(pid, 0) still succeeds then); without pidfds (old kernels) kill is the fallback. */
 static int peer_gone(struct comm_shm *s, int j)
 {
     int pid = atomic_load(&s->h->peer[j].pid);
     if (pid <= 0) return 0;   /* not attached yet: the timeout covers it */
-#ifdef SYS_pidfd_open
-    if (s->pidfd[j] == -1) {
-        s->pidfd[j] = (int)syscall(SYS_pidfd_open, pid, 0);
-        if (s->pidfd[j] < 0) s->pidfd[j] = -2;
-    }
+    if (s->pidfd[j] == -1) comm_shm_watch_peers(s);
+    if (s->pidfd[j] == -3) return 0;
     if (s->pidfd[j] >= 0) {
         struct pollfd pf = {.fd = s->pidfd[j], .events = POLLIN};
         return poll(&pf, 1, 0) == 1;
     }
-#endif
     return kill(pid, 0) && errno == ESRCH;
 }
 

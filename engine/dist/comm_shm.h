@@ -34,6 +34,8 @@ size_t comm_shm_bytes(int world, size_t slot_bytes);
  * the caller decides whether it is an error or a fallback). */
 enum tipc_status comm_shm_attach(struct comm_shm **s, const char *name, int rank, int world, size_t slot_bytes,
                                  const char *who, char *why, size_t why_n);
+/* Once every rank has attached: start watching the peer processes (a dead one fails a wait at once). */
+void comm_shm_watch_peers(struct comm_shm *s);
 /* Remove the name once every rank has attached (the mapping lives on; nothing is left behind). */
 void comm_shm_unlink(const char *name);
 /* buf (n floats) := scale * sum over ranks, in place. */

@@ -13,12 +13,12 @@
 #include <sys/mount.h>
 
 #include "comm_world.h"
+#include "../../core/rng.h"
 
 /* rank j's value at i: a deterministic "random" float */
 static float value(int j, size_t i)
 {
-    uint64_t h = (uint64_t)(j + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)i * 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 31, h *= 0x94d049bb133111ebull, h ^= h >> 29;
+    uint64_t h = rng_mix64(((uint64_t)j << 40) ^ (uint64_t)i);
     return (float)((double)(h >> 40) / (double)(1 << 24) - 0.5) * 3.0f;
 }
 
