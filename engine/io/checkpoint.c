@@ -1,4 +1,5 @@
 /* checkpoint.c: see checkpoint.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,14 +30,23 @@ struct ckpt_header_v2 {
     int32_t step_in_epoch, steps_per_epoch;
     uint64_t reserved;
 };
+struct ckpt_header_v3 {   /* the mixed-precision section: only an AMP net writes it */
+    int32_t precision;    /* PREC_BF16 or PREC_FP16 */
+    int32_t reserved;
+    float scaler[AMP_STATE_FLOATS];
+};
 
 enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const struct net *net)
 {
     struct ckpt_header h;
     struct ckpt_header_v2 h2;
+    struct ckpt_header_v3 h3;
     memset(&h, 0, sizeof h);
     memset(&h2, 0, sizeof h2);
-    h.version = CKPT_VERSION;
+    memset(&h3, 0, sizeof h3);
+    bool amp = net_amp_read(net, h3.scaler);   /* false for an fp32 net: version 2, as before */
+    h3.precision = (int32_t)net->amp.prec;
+    h.version = amp ? 3 : 2;
     memcpy(h.meta.model, m->model, sizeof h.meta.model);
     h.meta.num_classes = m->num_classes, h.meta.resolution = m->resolution, h.meta.width_mult = m->width_mult;
     h.meta.epoch = m->epoch, h.meta.step = m->step, h.meta.rng = m->rng, h.meta.best_acc1 = m->best_acc1;
@@ -47,6 +57,7 @@ enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const st
     TRY(bin_create(&w, path, CKPT_MAGIC));
     bin_write(&w, &h, sizeof h);
     bin_write(&w, &h2, sizeof h2);
+    if (amp) bin_write(&w, &h3, sizeof h3);
     /* the net's buffers may be device memory: copied out through its backend */
     float *host = xmalloc(sizeof(float) * (net->nparams > net->nstats ? net->nparams : net->nstats) + 4);
     const float *bufs[3] = {net->params, net->mom, net->stats};
@@ -63,7 +74,7 @@ static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h,
 {
     if (!bin_read(r, h, sizeof *h))
         return error_msg(TIPC_EIO, "checkpoint '%s' is truncated (header)", r->path);
-    if (h->version != 1 && h->version != CKPT_VERSION)
+    if (h->version < 1 || h->version > CKPT_VERSION)
         return error_msg(TIPC_EIO, "checkpoint '%s' has version %u, this tipc reads 1 to %d", r->path, h->version,
                          CKPT_VERSION);
     if (h->dtype != 0) return error_msg(TIPC_EIO, "checkpoint '%s': unknown dtype %u", r->path, h->dtype);
@@ -73,12 +84,24 @@ static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h,
     if (h2.step_in_epoch < 0 || (h2.step_in_epoch > 0 && h2.steps_per_epoch <= h2.step_in_epoch))
         return error_msg(TIPC_EIO, "checkpoint '%s': step %d of an epoch of %d steps is not a position", r->path,
                          h2.step_in_epoch, h2.steps_per_epoch);
+    struct ckpt_header_v3 h3 = {.precision = PREC_FP32};
+    if (h->version >= 3 && !bin_read(r, &h3, sizeof h3))
+        return error_msg(TIPC_EIO, "checkpoint '%s' is truncated (header)", r->path);
+    const float *ls = h3.scaler;
+    if (h->version >= 3 && ((h3.precision != PREC_BF16 && h3.precision != PREC_FP16) || !isfinite(ls[AMP_SCALE]) ||
+                            !(ls[AMP_SCALE] > 0) || !(ls[AMP_GOOD] >= 0) || !(ls[AMP_SKIPPED] >= 0)))
+        return error_msg(TIPC_EIO, "checkpoint '%s': the mixed-precision section (precision %d, loss scale %g, %g good "
+                                   "steps, %g skipped) is not a loss scaler's state", r->path, h3.precision,
+                         ls[AMP_SCALE], ls[AMP_GOOD], ls[AMP_SKIPPED]);
     memset(m, 0, sizeof *m);
     memcpy(m->model, h->meta.model, sizeof m->model);
     m->model[sizeof m->model - 1] = 0;
     m->num_classes = h->meta.num_classes, m->resolution = h->meta.resolution, m->width_mult = h->meta.width_mult;
     m->epoch = h->meta.epoch, m->step = h->meta.step, m->rng = h->meta.rng, m->best_acc1 = h->meta.best_acc1;
     m->step_in_epoch = h2.step_in_epoch, m->steps_per_epoch = h2.steps_per_epoch;
+    m->precision = h3.precision;
+    m->has_scaler = h->version >= 3;
+    memcpy(m->scaler, h3.scaler, sizeof m->scaler);
     return TIPC_OK;
 }
 
@@ -124,6 +147,12 @@ enum tipc_status ckpt_load(const char *path, struct ckpt_meta *m, struct net *ne
         if (with_optimizer) {
             memcpy(host, mo, net->nparams * sizeof(float));
             net_from_host(net, net->mom, host, net->nparams);
+            if (hm.has_scaler && net->amp_state && hm.precision == (int32_t)net->amp.prec) {
+                float ls[AMP_STATE_FLOATS];
+                memcpy(ls, hm.scaler, sizeof ls);
+                if (!net->amp.ls.dynamic) ls[AMP_SCALE] = net->amp.ls.init_scale; /* a setting, not state */
+                net_amp_write(net, ls);
+            }
         } else {
             net_zero(net, net->mom, net->nparams);
         }

@@ -4,7 +4,12 @@
  * epoch and that epoch's length, for a checkpoint taken mid-epoch), RNG state, best top-1, then
  * parameters, momentum and BN running statistics, then an FNV-1a checksum (binfile.h). Written
  * to a temp file, fsync'ed and renamed: the previous checkpoint survives any failure. Version 1
- * files (no mid-epoch position) are still read, as taken at an epoch end. */
+ * files (no mid-epoch position) are still read, as taken at an epoch end.
+ *
+ * Version 3 adds, after the position, the mixed-precision section: the writer's precision (bf16 or
+ * fp16) and its loss scaler's state (precision.h AMP_STATE_FLOATS), so a resumed AMP run goes on
+ * with the scale an uninterrupted run has. Only a mixed-precision net writes version 3; an fp32
+ * net still writes version 2, byte for byte as before (it has no scaler to keep). */
 #ifndef TIPC_CHECKPOINT_H
 #define TIPC_CHECKPOINT_H
 #include <stdint.h>
@@ -13,7 +18,7 @@
 #include "../../core/status.h"
 #include "../model/net.h"
 
-#define CKPT_VERSION 2
+#define CKPT_VERSION 3 /* the newest this tipc reads and writes (fp32 nets write 2) */
 
 struct ckpt_meta {
     char model[32];          /* "mobilenet_v3_small" */
@@ -25,13 +30,20 @@ struct ckpt_meta {
     double best_acc1;
     int32_t step_in_epoch;   /* optimizer steps done inside epoch `epoch` (0: at an epoch end) */
     int32_t steps_per_epoch; /* that epoch's steps when step_in_epoch > 0 (a resume checks it) */
+    int32_t precision;       /* enum precision of the writer: bf16/fp16 from a version 3 file; PREC_FP32
+                                for versions 1 and 2 (an fp32 run, or an AMP run before version 3) */
+    bool has_scaler;         /* version 3: scaler[] is the writer's loss scaler state */
+    float scaler[AMP_STATE_FLOATS];
 };
 
 enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const struct net *net);
 /* Read the header only (to build the right net before loading). */
 enum tipc_status ckpt_read_meta(const char *path, struct ckpt_meta *m);
 /* Load into a built net; the shape must match (errors name the file and the mismatch).
- * with_optimizer: also momentum (resume); otherwise weights and BN statistics only. */
+ * with_optimizer: also momentum (resume), and the loss scaler's state when the net is mixed
+ * precision of the checkpoint's own precision (a static scale stays the net's setting; any other
+ * net keeps the scaler net_alloc set up: resume.h resume_check_precision says so first);
+ * otherwise weights and BN statistics only. */
 enum tipc_status ckpt_load(const char *path, struct ckpt_meta *m, struct net *net, bool with_optimizer);
 
 #endif

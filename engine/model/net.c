@@ -212,6 +212,13 @@ void net_amp_set_scale(struct net *net, float scale)
     net->be.ops->upload(net->be.ctx, net->amp_state, st, AMP_STATE_FLOATS);
 }
 
+void net_amp_write(struct net *net, const float *st)
+{
+    CHECK(net->amp_state && st[AMP_SCALE] > 0 && isfinite(st[AMP_SCALE]), "loss scaler state on an fp32 net or scale %g",
+          st[AMP_SCALE]);
+    net->be.ops->upload(net->be.ctx, net->amp_state, st, AMP_STATE_FLOATS);
+}
+
 void net_free(struct net *net)
 {
     if (!net) return;

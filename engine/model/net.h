@@ -150,6 +150,8 @@ void net_sync(const struct net *net);
  * forced overflow) with net_amp_set_scale (also resets the good-step count). */
 bool net_amp_read(const struct net *net, float *out);
 void net_amp_set_scale(struct net *net, float scale);
+/* AMP: the whole scaler state from the host (a resumed checkpoint's; AMP_STATE_FLOATS floats). */
+void net_amp_write(struct net *net, const float *st);
 /* Deterministic PyTorch-style initialisation from a seed (kaiming fan_out convs, N(0,0.01)
  * linear, BN gamma 1 beta 0, running var 1). */
 void net_init_params(struct net *net, uint64_t seed);

@@ -9,6 +9,7 @@
 
 #include "../io/checkpoint.h"
 #include "../dist/comm.h"
+#include "net.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -80,4 +81,33 @@ enum tipc_status resume_find(const char *dir, struct comm *comm, int rank, char 
     for (int i = 0; i < n; i++) free(c[i].path);
     free(c);
     return st;
+}
+
+enum tipc_status resume_check_precision(const char *path, const struct ckpt_meta *m, const struct amp_policy *amp,
+                                        bool automatic, int rank)
+{
+    const char *run = precision_name(amp->prec), *ck = precision_name((enum precision)m->precision);
+    if (m->has_scaler && m->precision == (int32_t)amp->prec) {
+        if (rank == 0)
+            printf("AMP: %s loss scaler restored from '%s': scale %g, %.0f finite steps since its last change, %.0f "
+                   "steps skipped so far%s\n", run, path, amp->ls.dynamic ? m->scaler[AMP_SCALE] : amp->ls.init_scale,
+                   m->scaler[AMP_GOOD], m->scaler[AMP_SKIPPED], amp->ls.dynamic ? "" : " (static scale: this run's)");
+        return TIPC_OK;
+    }
+    if (m->has_scaler && automatic) {
+        error_msg(TIPC_EUSAGE, "rank %d: checkpoint '%s' was written by an %s mixed-precision run, but this run trains "
+                               "%s: it is another run's checkpoint, and resuming from it would not continue this run",
+                  rank, path, ck, amp->prec == PREC_FP32 ? "fp32" : run);
+        error_hint("move the other run's checkpoints out of the output folder, or continue from this one on purpose "
+                   "with --resume '%s' (the loss scaler then starts afresh)", path);
+        return TIPC_EUSAGE;
+    }
+    if (rank != 0) return TIPC_OK;
+    if (m->has_scaler)   /* given by hand: a deliberate change of precision */
+        printf("AMP: checkpoint '%s' is from an %s mixed-precision run; this run is %s: its loss scaler is not used%s\n",
+               path, ck, run, amp->prec == PREC_FP32 ? "" : ", the scale starts afresh");
+    else if (amp->prec != PREC_FP32)
+        printf("AMP: checkpoint '%s' holds no loss scaler (an fp32 run's, or an AMP run's from before checkpoint "
+               "version 3): the %s loss scale starts afresh at %g\n", path, run, amp->ls.init_scale);
+    return TIPC_OK;
 }

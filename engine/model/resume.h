@@ -9,12 +9,26 @@
  * rank start from the beginning. */
 #ifndef TIPC_RESUME_H
 #define TIPC_RESUME_H
+#include <stdbool.h>
+
 #include "../../core/status.h"
 
 struct comm;
+struct ckpt_meta;
+struct amp_policy;
 
 /* *path: the checkpoint to resume from (malloc'ed), or NULL to start from the beginning.
  * comm may be NULL (one rank). TIPC_EIO when the agreed step is missing in this rank's folder. */
 enum tipc_status resume_find(const char *dir, struct comm *comm, int rank, char **path);
+
+/* The checkpoint's precision against this run's (engine/io/checkpoint.h: version 3 files say theirs
+ * and carry the loss scaler; versions 1 and 2 are fp32 runs' or AMP runs' from before). Same
+ * precision: the scaler is restored (ckpt_load), and rank 0 says so. A version 3 file of another
+ * precision found automatically (`automatic`: --resume auto, a launcher's restart) is another
+ * run's checkpoint left in the output folder: TIPC_EUSAGE, naming the file and what to do. Given by
+ * hand (--resume PATH), a deliberate switch: it goes on, and rank 0 says the scaler starts afresh;
+ * so does an AMP run resuming a file with no scaler (its writer's precision is unknown). */
+enum tipc_status resume_check_precision(const char *path, const struct ckpt_meta *m, const struct amp_policy *amp,
+                                        bool automatic, int rank);
 
 #endif

@@ -324,6 +324,8 @@ enum tipc_status train_run(const struct train_opts *o)
     struct ckpt_meta rm = {0};
     if (resume) { /* position first: the data source starts where the checkpoint stopped */
         if ((st = ckpt_read_meta(resume, &rm)) != TIPC_OK) goto out;
+        if (!o->test_only && (st = resume_check_precision(resume, &rm, &o->amp, found != NULL, o->rank)) != TIPC_OK)
+            goto out;
         m.epoch = rm.epoch;
     }
     if (!o->test_only) st = output_ready(o);   /* a read-only output is an error now, not after an epoch */

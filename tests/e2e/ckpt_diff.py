@@ -2,7 +2,8 @@
 """ckpt_diff.py A.ckpt B.ckpt [PART [RTOL]]: compare two tipc checkpoints (python3 stdlib only).
 
 Reads the layout of engine/io/checkpoint.c: magic "TIPCCKP1", a 120-byte header (version, dtype,
-struct ckpt_meta, nparams at byte 104, nstats at 112; version 2 adds 16 bytes of mid-epoch position), then f32 parameters, momentum and BN running
+struct ckpt_meta, nparams at byte 104, nstats at 112; version 2 adds 16 bytes of mid-epoch position, version 3 (mixed precision) 24 more: precision and the
+loss scaler's 4 floats), then f32 parameters, momentum and BN running
 statistics, then an 8-byte checksum; the file size must agree. PART is params (default), mom or
 stats. Prints one line: element count, max |a-b|, the largest element-wise relative difference
 |a-b| / max(|a|, |b|) and ||a-b||_2 / ||b||_2. With RTOL: exit 1 when that element-wise relative
@@ -24,7 +25,7 @@ def load(path, part):
         sys.exit("%s: not a tipc checkpoint" % path)
     version, dtype = struct.unpack_from("<II", buf, 8)
     nparams, nstats = struct.unpack_from("<QQ", buf, 8 + 104)
-    hdr = {1: 120, 2: 136}.get(version, 0)
+    hdr = {1: 120, 2: 136, 3: 160}.get(version, 0)
     if not hdr or dtype != 0 or len(buf) != 8 + hdr + 4 * (2 * nparams + nstats) + 8:
         sys.exit("%s: unexpected checkpoint layout (version %d, dtype %d, %d bytes)" % (path, version, dtype, len(buf)))
     off = {"params": 0, "mom": nparams, "stats": 2 * nparams}[part]

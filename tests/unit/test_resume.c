@@ -1,7 +1,8 @@
 /* test_resume.c: a run stopped mid-epoch and resumed from its step checkpoint ends with the same
  * checkpoint, byte for byte (parameters, momentum, BN statistics, RNG, position), as the run that
  * went straight through: same batches, LR, momentum and dropout draws (engine/model/trainer.c,
- * resume.c, the v2 checkpoint's mid-epoch position). Tiny model, synthetic data, one rank. */
+ * resume.c, the v2 checkpoint's mid-epoch position), and in fp16 mixed precision the same loss
+ * scale (the v3 checkpoint's scaler state). Tiny model, synthetic data, one rank. */
 #include "testutil.h"
 
 #include <sys/stat.h>
@@ -53,10 +54,13 @@ static void copy_file(const char *from, const char *to)
     free(b);
 }
 
-/* 2 epochs of 8 steps (32 synthetic images, batch 4), a checkpoint every 3 steps, dropout on. */
-static enum tipc_status train(const char *out, const char *resume, bool resume_auto, int batch)
+/* 2 epochs of 8 steps (32 synthetic images, batch 4), a checkpoint every 3 steps, dropout on;
+ * amp NULL: fp32. */
+static enum tipc_status train_amp(const char *out, const char *resume, bool resume_auto, int batch,
+                                  const struct amp_policy *amp)
 {
     struct train_opts o = {0};
+    if (amp) o.amp = *amp;
     recipe_defaults(&o.r);
     o.r.num_classes = 4, o.r.width_mult = 0.25, o.r.image_size = 32, o.r.dropout = 0.2;
     o.r.batch_size = o.r.eval_batch_size = batch;
@@ -68,6 +72,32 @@ static enum tipc_status train(const char *out, const char *resume, bool resume_a
     enum tipc_status st = train_run(&o);
     backend_close(&o.be);
     return st;
+}
+
+static enum tipc_status train(const char *out, const char *resume, bool resume_auto, int batch)
+{
+    return train_amp(out, resume, resume_auto, batch, NULL);
+}
+
+static uint32_t file_version(const char *path)
+{
+    size_t n;
+    unsigned char *b = slurp(path, &n);
+    assert_true(n > 12);
+    uint32_t v;
+    memcpy(&v, b + 8, 4);   /* after the 8-byte magic */
+    free(b);
+    return v;
+}
+
+/* fp16, dynamic scaling from 2^20 with growth every 2 finite steps: the first steps overflow and
+ * back off, later ones grow, so the scale, its good-step count and the skip count all move. */
+static struct amp_policy fp16_policy(void)
+{
+    struct amp_policy a = {.prec = PREC_FP16, .level = 2, .ls = amp_scaler_defaults(PREC_FP16)};
+    a.ls.init_scale = 1048576.0f;
+    a.ls.growth_interval = 2;
+    return a;
 }
 
 static void test_mid_epoch_resume_equals_straight_run(void **state)
@@ -117,6 +147,52 @@ static void test_mid_epoch_resume_with_other_batches_is_refused(void **state)
     free(s12), free(d);
 }
 
+/* fp16 AMP: resumed at step 12 == straight; the checkpoint is version 3 and holds a scaler that
+ * has moved (else the test would prove nothing); fp32 checkpoints stay version 2. */
+static void test_fp16_resume_keeps_the_loss_scaler(void **state)
+{
+    (void)state;
+    struct amp_policy amp = fp16_policy();
+    char *a = dir("fp16_straight"), *b = dir("fp16_resumed");
+    assert_int_equal(train_amp(a, NULL, false, 4, &amp), TIPC_OK);
+    char *s12 = xasprintf("%s/step_12.ckpt", a);
+    struct ckpt_meta m;
+    assert_int_equal(ckpt_read_meta(s12, &m), TIPC_OK);
+    assert_int_equal(file_version(s12), 3);
+    assert_true(m.has_scaler);
+    assert_int_equal(m.precision, PREC_FP16);
+    print_message("fp16 at step 12: loss scale %g, %g good steps, %g skipped\n", m.scaler[AMP_SCALE],
+                  m.scaler[AMP_GOOD], m.scaler[AMP_SKIPPED]);
+    assert_true(m.scaler[AMP_SKIPPED] >= 1);
+    assert_true(m.scaler[AMP_SCALE] != amp.ls.init_scale || m.scaler[AMP_GOOD] != 0);
+    assert_int_equal(train_amp(b, s12, false, 4, &amp), TIPC_OK);
+    char *fa = xasprintf("%s/epoch_2.ckpt", a), *fb = xasprintf("%s/epoch_2.ckpt", b);
+    assert_same_file(fa, fb);
+    /* --resume auto (the launcher's restarts take the same path) from the same file */
+    char *c = dir("fp16_auto"), *c12 = xasprintf("%s/step_12.ckpt", c), *fc = xasprintf("%s/epoch_2.ckpt", c);
+    copy_file(s12, c12);
+    assert_int_equal(train_amp(c, NULL, true, 4, &amp), TIPC_OK);
+    assert_same_file(fa, fc);
+    char *f32 = xasprintf("%s/straight/epoch_2.ckpt", root);
+    assert_int_equal(file_version(f32), 2);
+    free(a), free(b), free(c), free(s12), free(c12), free(fa), free(fb), free(fc), free(f32);
+}
+
+/* Another precision's checkpoint found by --resume auto is another run's: refused (exit 2); the
+ * same file given by hand is a deliberate switch and runs, its scaler unused. */
+static void test_auto_resume_of_another_precision_is_refused(void **state)
+{
+    (void)state;
+    struct amp_policy bf16 = {.prec = PREC_BF16, .level = 2, .ls = amp_scaler_defaults(PREC_BF16)};
+    char *s12 = xasprintf("%s/fp16_straight/step_12.ckpt", root), *d = dir("bf16_auto"), *d12 = xasprintf("%s/step_12.ckpt", d);
+    copy_file(s12, d12);
+    assert_int_equal(train_amp(d, NULL, true, 4, &bf16), TIPC_EUSAGE);
+    assert_int_equal(train(d, NULL, true, 4), TIPC_EUSAGE);
+    char *e = dir("bf16_by_hand");
+    assert_int_equal(train_amp(e, s12, false, 4, &bf16), TIPC_OK);
+    free(s12), free(d), free(d12), free(e);
+}
+
 int main(void)
 {
     if (!mkdtemp(root)) return 1;
@@ -124,6 +200,8 @@ int main(void)
         cmocka_unit_test(test_mid_epoch_resume_equals_straight_run),
         cmocka_unit_test(test_auto_resume_takes_the_newest),
         cmocka_unit_test(test_mid_epoch_resume_with_other_batches_is_refused),
+        cmocka_unit_test(test_fp16_resume_keeps_the_loss_scaler),
+        cmocka_unit_test(test_auto_resume_of_another_precision_is_refused),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rm_rf(root);
