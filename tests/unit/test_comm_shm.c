@@ -94,34 +94,8 @@ static int scenario_peer_dies(void)
     return 0;
 }
 
-/* Rank 1 skips the allreduce: rank 0's times out (1.5 s), naming the call and the rank it waited for. */
-static int scenario_skip(void)
-{
-    struct comm *c;
-    if (init_comm(&c)) return 4;
-    int rank = comm_rank(c);
-    comm_set_timeout(c, 1500);
-    comm_set_step(c, 42);
-    if (rank == 1) {
-        usleep(4 * 1000 * 1000);
-        comm_free(c);
-        return 0;
-    }
-    float b[16] = {0};
-    struct capture cap;
-    capture_stderr_begin(&cap);
-    double t0 = now_seconds();
-    enum tipc_status st = comm_allreduce(c, b, 16, COMM_F32, COMM_SUM);
-    double dt = now_seconds() - t0;
-    char *err = capture_stderr_end(&cap);
-    fputs(err, stderr);
-    int bad = st != TIPC_EDIST || dt < 1.4 || dt > 3.5 || !strstr(err, "timed out waiting for rank 1") ||
-              !strstr(err, "allreduce #") || !strstr(err, "step 42");
-    free(err);
-    comm_free(c);
-    if (bad) FAILF("skipped allreduce: status %d after %.1f s", st, dt);
-    return 0;
-}
+/* Rank 1 skips the allreduce: rank 0's times out (1.5 s), naming the rank it waited for. */
+static int scenario_skip(void) { return scenario_skip_names(1.4, "timed out waiting for rank 1"); }
 
 /* init must fail (exit 4) and say why */
 static int scenario_init_fails(void)
