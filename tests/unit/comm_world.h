@@ -36,7 +36,7 @@ static enum tipc_status init_comm(struct comm **c)
 /* Rank 1 skips an allreduce (anchors #8) and sleeps 6 s: rank 0's call, with a 1.5 s timeout, must
  * fail with TIPC_EDIST after at least min_s and at most 5 s, its message naming the call (#1), the
  * step (42), rank 0, and `also` (the transport's own words; NULL: nothing more). */
-static int scenario_skip_names(double min_s, const char *also)
+static inline int scenario_skip_names(double min_s, const char *also)
 {
     struct comm *c;
     if (init_comm(&c)) return 4;
