@@ -182,6 +182,11 @@ e2e: build/san/tipc bin/tipc
 bench: bin/tipc
 	$(Q)scripts/bench/run-all.sh
 
+# The comm.h-vs-Gloo allreduce benchmark, linked like bin/tipc (scripts/bench/allreduce_vs_gloo.sh).
+build/bench/allreduce_bench: scripts/bench/allreduce_bench.cc build/rel/libtipc.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -std=c++17 -O2 -D_GNU_SOURCE -o $@ $< build/rel/libtipc.a $(LIBS)
+
 # libFuzzer harnesses in tests/fuzz (clang); FUZZ_SECONDS per harness.
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))

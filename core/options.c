@@ -229,6 +229,18 @@ enum tipc_status opt_on_off(const struct opt *o, const char *value, void *dst)
     return TIPC_OK;
 }
 
+enum tipc_status opt_auto_on_off(const struct opt *o, const char *value, void *dst)
+{
+    int *m = dst;
+    bool b;
+    if (!strcasecmp(value, "auto")) *m = 0;
+    else if (!strcasecmp(value, "on")) *m = 2;
+    else if (!strcasecmp(value, "off")) *m = 1;
+    else if (parse_bool(value, &b)) *m = b ? 2 : 1;
+    else return error_msg(TIPC_EUSAGE, "%s needs auto, on or off, got '%s'", o->name, value);
+    return TIPC_OK;
+}
+
 /* ---- parsing --------------------------------------------------------------------------------- */
 /* Is --help among the options (before `--`, and before the first positional word of a
  * stop_at_pos command, whose words belong to its CMD)? Values of options are skipped. */

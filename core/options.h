@@ -78,6 +78,9 @@ enum tipc_status opt_usage_error(const struct opt_cmd *c);
 
 /* An OPT_FN parser for `on|off` (also True/False, 1/0) into a bool *dst. */
 enum tipc_status opt_on_off(const struct opt *o, const char *value, void *dst);
+/* An OPT_FN parser for `auto|on|off` into an int *dst: 0 auto, 1 off, 2 on (the order of
+ * enum comm_shm_mode and the like). */
+enum tipc_status opt_auto_on_off(const struct opt *o, const char *value, void *dst);
 
 /* Damerau-Levenshtein (optimal string alignment) distance between a and b. */
 int opt_edit_distance(const char *a, const char *b);

@@ -113,6 +113,7 @@ static void rank_args(const struct scaling_opts *o, const char *dir, char **w, i
     w[(*k)++] = xasprintf("--num-classes=%d", o->classes);
     w[(*k)++] = xasprintf("--bucket-mb=%d", o->bucket_mb);
     w[(*k)++] = xasprintf("--overlap=%s", o->overlap ? "on" : "off");
+    w[(*k)++] = xasprintf("--comm-shm=%s", o->comm_shm == 1 ? "off" : o->comm_shm == 2 ? "on" : "auto");
     w[(*k)++] = xasprintf("--result-dir=%s", dir);
 }
 
@@ -192,14 +193,16 @@ static enum tipc_status read_row(const struct scaling_opts *o, int N, const char
         json_t *j = json_load_file(path, 0, &je);
         double sec = 0, comm = 0, med = 0;
         int world = 0;
-        if (!j || json_unpack(j, "{s:i, s:F, s:F, s:F}", "world", &world, "seconds", &sec, "comm_seconds", &comm,
-                              "median_step_seconds", &med) || world != N || !(sec > 0)) {
+        const char *via = "?";
+        if (!j || json_unpack(j, "{s:i, s:F, s:F, s:F, s?s}", "world", &world, "seconds", &sec, "comm_seconds", &comm,
+                              "median_step_seconds", &med, "transport", &via) || world != N || !(sec > 0)) {
             json_decref(j);
             enum tipc_status st = error_msg(TIPC_EDIST, "bench scaling: %d ranks: %s is missing or not this run's (%s)",
                                             N, path, j ? "fields" : je.text);
             free(path);
             return st;
         }
+        if (r == 0) snprintf(row->transport, sizeof row->transport, "%s", via);
         json_decref(j);
         free(path);
         if (sec > slowest) slowest = sec;

@@ -22,6 +22,7 @@ struct scaling_opts {
     const char *output;             /* folder for the table and the runs' logs */
     int batch, res, steps, warmup, threads, classes, bucket_mb; /* passed to each rank's bench train */
     bool overlap;                   /* buckets' allreduce during backward (bench train --overlap) */
+    int comm_shm;                   /* enum comm_shm_mode (bench train --comm-shm) */
     double timeout_s;               /* per run */
     bool netns;
     const char *link_delay, *link_rate; /* --netns: tc values as given (checked by netns.c) */
@@ -33,6 +34,7 @@ struct scaling_row {
     double global_ips, per_rank_ips, speedup, efficiency;
     double comm_share;              /* exposed communication / step time, mean over the ranks */
     double median_step_s;           /* rank 0's median step */
+    char transport[24];             /* how rank 0's allreduces went: "shared memory", "tcp", "none" */
 };
 
 struct scaling_table {

@@ -15,7 +15,7 @@
 #include "../core/banned.h"
 
 static const char *const header[] = {"ranks", "global img/s", "per-rank img/s", "speed-up", "efficiency",
-                                     "exposed comm"};
+                                     "exposed comm", "allreduce via"};
 
 void scaling_print(const struct scaling_table *t)
 {
@@ -25,11 +25,12 @@ void scaling_print(const struct scaling_table *t)
            o->bucket_mb, o->overlap ? "overlapping backward" : "after backward (blocking)");
     printf("# network: %s; load average at the start %.2f %.2f %.2f\n", t->network, t->load[0], t->load[1],
            t->load[2]);
-    printf("%5s %14s %15s %9s %11s %13s\n", header[0], header[1], header[2], header[3], header[4], header[5]);
+    printf("%5s %14s %15s %9s %11s %13s  %s\n", header[0], header[1], header[2], header[3], header[4], header[5],
+           header[6]);
     for (int i = 0; i < t->n; i++) {
         const struct scaling_row *r = &t->row[i];
-        printf("%5d %14.2f %15.2f %8.2fx %10.1f%% %12.1f%%\n", r->ranks, r->global_ips, r->per_rank_ips, r->speedup,
-               100 * r->efficiency, 100 * r->comm_share);
+        printf("%5d %14.2f %15.2f %8.2fx %10.1f%% %12.1f%%  %s\n", r->ranks, r->global_ips, r->per_rank_ips,
+               r->speedup, 100 * r->efficiency, 100 * r->comm_share, r->transport);
     }
     fflush(stdout);
 }
@@ -40,10 +41,11 @@ static char *table_json(const struct scaling_table *t)
     json_t *rows = json_array();
     for (int i = 0; i < t->n; i++) {
         const struct scaling_row *r = &t->row[i];
-        json_array_append_new(rows, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f}", "ranks", r->ranks, "global_ips",
-                                              r->global_ips, "per_rank_ips", r->per_rank_ips, "speedup", r->speedup,
-                                              "efficiency", r->efficiency, "exposed_comm_share", r->comm_share,
-                                              "rank0_median_step_seconds", r->median_step_s));
+        json_array_append_new(rows, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "ranks", r->ranks,
+                                              "global_ips", r->global_ips, "per_rank_ips", r->per_rank_ips, "speedup",
+                                              r->speedup, "efficiency", r->efficiency, "exposed_comm_share",
+                                              r->comm_share, "rank0_median_step_seconds", r->median_step_s,
+                                              "allreduce_via", r->transport));
     }
     json_t *j = json_pack("{s:s, s:s, s:[f,f,f], s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o}", "when", t->when,
                           "network", t->network, "load_average", t->load[0], t->load[1], t->load[2], "settings",
@@ -67,12 +69,12 @@ static char *table_md(const struct scaling_table *t)
         t->when, o->batch, o->res, o->steps, o->warmup, o->threads, o->bucket_mb,
         o->overlap ? "overlapping backward" : "after backward (blocking)", t->network, t->load[0], t->load[1],
         t->load[2]);
-    ADD("| %s | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|\n", header[0], header[1], header[2], header[3],
-        header[4], header[5]);
+    ADD("| %s | %s | %s | %s | %s | %s | %s |\n|---|---|---|---|---|---|---|\n", header[0], header[1], header[2],
+        header[3], header[4], header[5], header[6]);
     for (int i = 0; i < t->n; i++) {
         const struct scaling_row *r = &t->row[i];
-        ADD("| %d | %.2f | %.2f | %.2fx | %.1f%% | %.1f%% |\n", r->ranks, r->global_ips, r->per_rank_ips, r->speedup,
-            100 * r->efficiency, 100 * r->comm_share);
+        ADD("| %d | %.2f | %.2f | %.2fx | %.1f%% | %.1f%% | %s |\n", r->ranks, r->global_ips, r->per_rank_ips,
+            r->speedup, 100 * r->efficiency, 100 * r->comm_share, r->transport);
     }
 #undef ADD
     CHECK(len < cap, "scaling table overflow");

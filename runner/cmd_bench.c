@@ -51,6 +51,8 @@ struct bench_opts {
     struct amp_policy amp;
     int batch, res, steps, warmup, threads, classes, bucket_mb;
     bool graph, graph_seen, overlap;
+    int comm_shm;           /* enum comm_shm_mode (--comm-shm) */
+    const char *transport;  /* out: how the allreduces went (comm_transport; "none" for one rank) */
     struct backend be;
     struct comm *comm;      /* WORLD_SIZE > 1: the job's collectives (allreduce strategy); NULL: one process */
     double seconds;         /* out: the timed steps' wall time */
@@ -169,9 +171,9 @@ static enum tipc_status bench_infer(struct bench_opts *o)
 /* One rank's figures for `bench scaling` (bench_scaling.h reads them): RESULT_DIR/rank<R>.json. */
 static enum tipc_status write_rank_result(const struct bench_opts *o, int rank, int world, double median_s)
 {
-    json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f}", "rank", rank, "world", world, "batch", o->batch,
-                          "steps", o->steps, "resolution", o->res, "seconds", o->seconds, "comm_seconds",
-                          o->comm_seconds, "median_step_seconds", median_s);
+    json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:f, s:f, s:f, s:s}", "rank", rank, "world", world, "batch",
+                          o->batch, "steps", o->steps, "resolution", o->res, "seconds", o->seconds, "comm_seconds",
+                          o->comm_seconds, "median_step_seconds", median_s, "transport", o->transport);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     CHECK(text, "out of memory");
@@ -213,6 +215,9 @@ int cmd_bench(int argc, char **argv)
         {"--overlap", NULL, OPT_FN, &o.overlap, NULL, 0, 0, "on|off",
          "train, scaling: start each bucket's allreduce during backward (on, the\n"
          "recipe's Distributed.overlap_allreduce) or after it, blocking (off)", NULL, opt_on_off},
+        {"--comm-shm", NULL, OPT_FN, &o.comm_shm, NULL, 0, 0, "auto|on|off",
+         "train, scaling: ranks that all run on this host allreduce through shared\n"
+         "memory (auto, as tipc train) or Gloo's TCP on loopback (off)", "TIPC_COMM_SHM", opt_auto_on_off},
         {"--ranks", NULL, OPT_STR, &so.ranks, NULL, 0, 0, "N1,N2,..", "scaling: the rank counts to run (default 1,2,4,8)", NULL, NULL},
         {"--output", NULL, OPT_STR, &so.output, NULL, 0, 0, "DIR",
          "scaling: where the table (scaling.json, .md, .svg) and each run's\n"
@@ -252,6 +257,7 @@ int cmd_bench(int argc, char **argv)
     if (!strcmp(what, "scaling")) {
         so.batch = o.batch, so.res = o.res, so.steps = o.steps, so.warmup = o.warmup, so.threads = o.threads;
         so.classes = o.classes, so.bucket_mb = o.bucket_mb, so.overlap = o.overlap;
+        so.comm_shm = o.comm_shm;
         if (strcmp(o.device, "cpu") || o.graph_seen || o.result_dir)
             return error_msg(TIPC_EUSAGE, "bench scaling: runs on the CPU; --device, --cuda-graph and --result-dir are "
                                           "for train and infer");
@@ -279,7 +285,9 @@ int cmd_bench(int argc, char **argv)
         backend_close(&o.be);
         return error_msg(TIPC_EUSAGE, "bench: --cuda-graph on for infer needs --device gpu and --warmup >= 2");
     }
-    enum tipc_status st = world > 1 ? comm_init_from_env(&o.comm, NULL) : TIPC_OK;
+    struct comm_opts co = {.shm = o.comm_shm};
+    enum tipc_status st = world > 1 ? comm_init_from_env(&o.comm, &co) : TIPC_OK;
+    o.transport = o.comm ? comm_transport(o.comm) : "none";   /* a static string: still valid after comm_free */
     if (st != TIPC_OK) {
         backend_close(&o.be);
         return st;

@@ -17,6 +17,7 @@
 #include "../engine/model/amp.h"
 #include "../engine/model/train_log.h"
 #include "../engine/dist/comm.h"
+_Static_assert(COMM_SHM_AUTO == 0 && COMM_SHM_OFF == 1 && COMM_SHM_ON == 2, "opt_auto_on_off's values");
 #include "../core/banned.h"
 
 static const char about[] =
@@ -132,6 +133,9 @@ int cmd_train(int argc, char **argv)
         {"--comm-hierarchical", NULL, OPT_SWITCH, &f.comm.hierarchical, NULL, 0, 0, NULL,
          "two-level allreduce (sum inside each node, then across nodes); also the\n"
          "recipe's Distributed.use_hierarchical_allreduce", "TIPC_COMM_HIERARCHICAL", NULL},
+        {"--comm-shm", NULL, OPT_FN, &f.comm.shm, NULL, 0, 0, "auto|on|off",
+         "gloo: f32 allreduces of ranks that all run on this host go through shared\n"
+         "memory, not TCP (auto: when /dev/shm has room, else TCP with a note)", "TIPC_COMM_SHM", opt_auto_on_off},
         {"--comm-backend", NULL, OPT_STR, &f.comm.backend, NULL, 0, 0, "gloo|nccl",
          "collectives on CPU tensors (gloo, default) or on device buffers (nccl)", "TIPC_COMM_BACKEND", NULL},
         {"--comm-timeout", NULL, OPT_INT, &f.comm.timeout_s, NULL, 1, 86400, "S",

@@ -2,6 +2,7 @@
  * step, timeout), the watchdog, and the HTTP-KV callbacks Gloo's rendezvous store runs on.
  * Backends: comm_none.c, comm_gloo.cc, comm_nccl.c. Interface and env: comm.h. */
 #include "comm.h"
+#include "comm_shm.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +46,7 @@ struct comm {
     int kv_on;
     int round;               /* TIPC_RESTART_COUNT: the launcher's attempt, whose keys (rK/) this rank uses */
     char prefix[48];         /* "rank 3 (node 1)" */
+    struct comm_shm *shm;    /* f32 allreduces through shared memory (every rank on this host) */
 };
 
 struct comm_stats comm_get_stats(const struct comm *c) { return c->stats; }
@@ -51,6 +54,10 @@ int comm_rank(const struct comm *c) { return c->rank; }
 int comm_device_buffers(const struct comm *c) { return c->be->device; }
 int comm_world(const struct comm *c) { return c->world; }
 const char *comm_backend_name(const struct comm *c) { return c->be->name; }
+const char *comm_transport(const struct comm *c)
+{
+    return c->shm ? "shared memory" : c->be == &comm_backend_gloo ? "tcp" : c->be->name;
+}
 void comm_set_timeout(struct comm *c, int ms) { c->timeout_ms = ms > 0 ? ms : 1; }
 void comm_set_step(struct comm *c, long step) { c->step = step; }
 
@@ -213,6 +220,61 @@ static enum tipc_status init_backend(struct comm *c, const struct comm_opts *o)
     return comm_gloo_init(&c->impl, c->rank, c->world, topo, ip && *ip ? ip : host, &kv, c->timeout_ms);
 }
 
+/* Ranks that all run on this host meet in a shared-memory segment (comm_shm.h): rank 0 creates it
+ * under a random name and publishes the name in the job's KV store; once every rank has attached
+ * (a Gloo allreduce of failures is the barrier) the name is removed, so nothing outlives the job.
+ * All ranks use it or none does. */
+#define SHM_SLOT_BYTES (2u << 20)
+static enum tipc_status shm_setup(struct comm *c, const struct comm_opts *o)
+{
+    int nnodes = 1, local = 1;
+    TRY(env_int("TIPC_NNODES", 1, 1, 1 << 20, &nnodes));
+    TRY(env_int("LOCAL_WORLD_SIZE", 1, 1, 1 << 20, &local));
+    if (o->shm == COMM_SHM_OFF || c->be != &comm_backend_gloo) return TIPC_OK;
+    if (nnodes != 1 || local != c->world || o->hierarchical) {
+        if (o->shm == COMM_SHM_AUTO) return TIPC_OK;
+        return error_msg(TIPC_EUSAGE, "%s: --comm-shm on (TIPC_COMM_SHM) needs every rank on this host, but "
+                         "TIPC_NNODES=%d and LOCAL_WORLD_SIZE=%d of WORLD_SIZE=%d%s; use auto", c->prefix, nnodes,
+                         local, c->world, o->hierarchical ? " (and the hierarchical allreduce is on)" : "");
+    }
+    char name[64] = "", why[256] = "";
+    char *got = NULL;
+    size_t got_n = 0;
+    enum tipc_status st = TIPC_OK;
+    if (c->rank == 0) {
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r = (uint64_t)now_seconds() * 2654435761u;
+        snprintf(name, sizeof name, "/tipc-%d-%016llx", (int)getpid(), (unsigned long long)r);
+        st = comm_shm_attach(&c->shm, name, 0, c->world, SHM_SLOT_BYTES, c->prefix, why, sizeof why);
+        const char *pub = st ? "-" : name;   /* "-": the others skip it */
+        if (kv_set(c, "shm", pub, strlen(pub) + 1)) st = error_msg(TIPC_EDIST, "%s: cannot publish the shared-memory "
+                                                                   "segment's name in the job's store", c->prefix);
+    } else if (kv_get(c, "shm", c->timeout_ms, &got, &got_n) || !got_n || got[got_n - 1]) {
+        st = error_msg(TIPC_EDIST, "%s: rank 0 did not publish the shared-memory segment's name", c->prefix);
+    } else if (strcmp(got, "-")) {
+        snprintf(name, sizeof name, "%s", got);
+        st = comm_shm_attach(&c->shm, name, c->rank, c->world, SHM_SLOT_BYTES, c->prefix, why, sizeof why);
+    } else {
+        st = TIPC_EDIST;
+        snprintf(why, sizeof why, "rank 0 could not create the segment");
+    }
+    free(got);
+    float failed = st ? 1.0f : 0.0f;
+    enum tipc_status agreed = c->be->allreduce(c->impl, &failed, 1, COMM_F32, c->timeout_ms);
+    if (c->rank == 0 && name[0]) comm_shm_unlink(name);
+    if (agreed) return agreed;
+    if (failed == 0.0f) {
+        comm_shm_watch_peers(c->shm);
+        return TIPC_OK;
+    }
+    comm_shm_free(c->shm);
+    c->shm = NULL;
+    if (o->shm == COMM_SHM_ON)
+        return error_msg(TIPC_EDIST, "%s: --comm-shm on: %s", c->prefix, why[0] ? why : "another rank could not attach");
+    if (why[0]) fprintf(stderr, "%s: note: allreduce over TCP, not shared memory: %s\n", c->prefix, why);
+    return TIPC_OK;
+}
+
 enum tipc_status comm_init_from_env(struct comm **out, const struct comm_opts *opts)
 {
     const struct comm_opts dflt = {0}, *o = opts ? opts : &dflt;
@@ -240,6 +302,7 @@ enum tipc_status comm_init_from_env(struct comm **out, const struct comm_opts *o
         struct sigaction old;
         if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
         st = init_backend(c, o);
+        if (!st) st = shm_setup(c, o);
     }
     if (st) {
         comm_free(c);
@@ -265,6 +328,7 @@ void comm_free(struct comm *c)
         pthread_mutex_unlock(&c->mu);
         pthread_join(c->watchdog, NULL);
     }
+    comm_shm_free(c->shm);
     if (c->impl) c->be->destroy(c->impl);
     if (c->kv_on) rdzv_client_free(&c->kv);
     pthread_cond_destroy(&c->cv);
@@ -289,6 +353,9 @@ static void scale(void *buf, size_t n, enum comm_dtype dt, float s)
 enum tipc_status comm_allreduce(struct comm *c, void *buf, size_t n, enum comm_dtype dt, enum comm_redop op)
 {
     op_begin(c, "allreduce", n * dtype_size(dt));
+    if (c->shm && dt == COMM_F32)
+        return op_end(c, comm_shm_allreduce(c->shm, buf, n, op == COMM_AVG ? 1.0f / (float)c->world : 1.0f,
+                                            c->timeout_ms));
     if (c->be->allreduce_op) return op_end(c, n ? c->be->allreduce_op(c->impl, buf, n, dt, op, c->timeout_ms) : TIPC_OK);
     enum tipc_status st = n ? c->be->allreduce(c->impl, buf, n, dt, c->timeout_ms) : TIPC_OK;
     if (!st && op == COMM_AVG && c->world > 1) scale(buf, n, dt, 1.0f / (float)c->world);

@@ -33,13 +33,18 @@ enum comm_redop { COMM_SUM, COMM_AVG };
 
 struct comm;
 
+/* Gloo's f32 allreduce among ranks that all run on one host (comm_shm.h): auto = through shared
+ * memory when every rank is on this host and /dev/shm has room, else TCP (saying why once). */
+enum comm_shm_mode { COMM_SHM_AUTO, COMM_SHM_OFF, COMM_SHM_ON };
+
 /* The user's knobs (`tipc train --comm-*`, env TIPC_COMM_BACKEND, TIPC_COMM_TIMEOUT, TIPC_WATCHDOG,
- * TIPC_COMM_HIERARCHICAL). */
+ * TIPC_COMM_HIERARCHICAL, TIPC_COMM_SHM). */
 struct comm_opts {
     const char *backend;   /* "gloo" (NULL: the default) or "nccl" */
     int timeout_s;         /* per collective; 0: 300 */
     int watchdog_s;        /* 0: the timeout + 5 s */
     bool hierarchical;     /* two-level allreduce (node-major ranks) */
+    int shm;               /* enum comm_shm_mode */
 };
 
 /* Join the job's collectives. *c owned by the caller: comm_free(). World 1 never touches the network.
@@ -53,6 +58,8 @@ int comm_device_buffers(const struct comm *c);
 int comm_rank(const struct comm *c);
 int comm_world(const struct comm *c);
 const char *comm_backend_name(const struct comm *c);
+/* How f32 allreduces travel: "shared memory" (all ranks on this host) or "tcp" / the backend's. */
+const char *comm_transport(const struct comm *c);
 
 /* Per-call timeout in ms (also the watchdog's limit). */
 void comm_set_timeout(struct comm *c, int ms);

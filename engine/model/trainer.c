@@ -382,8 +382,9 @@ enum tipc_status train_run(const struct train_opts *o)
         if (o->comm && o->rank == 0) {
             char how[160];
             dp_describe(&dp, how, sizeof how);
-            printf("data parallel: %d ranks (%s), epoch %d: %.1f%% of the training time waiting on communication "
-                   "(exposed), %.1f%% in %s; %s\n", o->world, comm_backend_name(o->comm), m.epoch,
+            printf("data parallel: %d ranks (%s over %s), epoch %d: %.1f%% of the training time waiting on "
+                   "communication (exposed), %.1f%% in %s; %s\n", o->world, comm_backend_name(o->comm),
+                   comm_transport(o->comm), m.epoch,
                    100.0 * dp.comm_exposed_seconds / secs, 100.0 * dp.comm_seconds / secs,
                    o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce", how);
         }

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
         return 2;
     }
     struct comm *c = nullptr;
-    if (comm_init_from_env(&c)) return 4;
+    if (comm_init_from_env(&c, nullptr)) return 4;
     int rank = comm_rank(c), world = comm_world(c);
     const char *ip = std::getenv("TIPC_NODE_IP");
     // the peer: plain Gloo, its own FileStore rendezvous, its own TCP device

@@ -7,14 +7,9 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
-[ -x bin/tipc ] && [ -f build/rel/libtipc.a ] || make -s bin/tipc
 OUT=build/bench
-mkdir -p "$OUT"
 BIN=$OUT/allreduce_bench
-if [ ! -x "$BIN" ] || [ scripts/bench/allreduce_bench.cc -nt "$BIN" ] || [ build/rel/libtipc.a -nt "$BIN" ]; then
-    g++ -std=c++17 -O2 -D_GNU_SOURCE -o "$BIN" scripts/bench/allreduce_bench.cc build/rel/libtipc.a \
-        $(pkg-config --libs libcurl libmicrohttpd) -lgloo -lpthread -fopenmp
-fi
+make -s bin/tipc "$BIN"   # linked with the Makefile's libraries (CUDA's too when detected)
 NPROCS=("${@:-2}")
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for np in "${NPROCS[@]}"; do

@@ -18,8 +18,8 @@ ARGS=(--batch-size 2 --resolution 32 --steps 2 --warmup 1 --threads 1 --num-clas
 for f in scaling.json scaling.md scaling.svg n1/rank0.json n2/rank0.json n2/rank1.json n2/log/workerlog.1; do
     [ -s "out/$f" ] || fail "out/$f missing"
 done
-grep -Eq '^ +1 +[0-9.]+ +[0-9.]+ +1\.00x +100\.0% +0\.0%$' stdout || fail "1-rank row: $(cat stdout)"
-grep -Eq '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+% +[0-9.]+%$' stdout || fail "2-rank row: $(cat stdout)"
+grep -Eq '^ +1 +[0-9.]+ +[0-9.]+ +1\.00x +100\.0% +0\.0%  none$' stdout || fail "1-rank row: $(cat stdout)"
+grep -Eq '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+% +[0-9.]+%  shared memory$' stdout || fail "2-rank row: $(cat stdout)"
 grep -q '^# network: loopback; load average' stdout || fail "header: $(cat stdout)"
 python3 - out <<'PY' || fail "the table does not follow from the ranks' figures"
 import json, sys, xml.etree.ElementTree as ET
@@ -60,6 +60,10 @@ PY
 # the blocking mode is carried to the ranks and named in the table
 "$T" bench scaling --ranks 2 "${ARGS[@]}" --overlap off --bucket-mb 25 --output off >off.out 2>off.err || fail "--overlap off: $(cat off.err)"
 grep -q '25 MB buckets after backward (blocking)' off.out || fail "blocking header: $(cat off.out)"
+# --comm-shm off reaches the ranks: Gloo's TCP on loopback, named in the row
+"$T" bench scaling --ranks 2 "${ARGS[@]}" --comm-shm off --output tcp >tcp.out 2>tcp.err || fail "--comm-shm off: $(cat tcp.err)"
+grep -Eq '^ +2 .*%  tcp$' tcp.out || fail "--comm-shm off row: $(cat tcp.out)"
+python3 -c 'import json; r=json.load(open("tcp/scaling.json"))["rows"][0]; assert r["allreduce_via"] == "tcp", r' || fail "allreduce_via in scaling.json"
 grep -q 'tipc bench train.*ranks=2' off/n2/launch.out || fail "ranks' header"
 python3 -c 'import json,sys; t=json.load(open("off/scaling.json")); s=t["settings"]; assert s["overlap"] is False and s["bucket_mb"] == 25, s' || fail "settings in scaling.json"
 python3 -c 'import json,sys; t=json.load(open("out/scaling.json")); s=t["settings"]; assert s["overlap"] is True and s["bucket_mb"] == 1, s' || fail "default settings in scaling.json"

@@ -24,7 +24,7 @@ ARGS=(--batch-size 2 --resolution 32 --steps 2 --warmup 1 --threads 1 --num-clas
 "$T" bench scaling --netns --link-rate 1gbit --ranks 2 "${ARGS[@]}" --output a >a.out 2>a.err & P=$!
 wait $P || fail "netns run: exit $?"
 grep -q '^# network: network namespaces on a bridge, links: delay none, rate 1gbit' a.out || fail "header: $(cat a.out)"
-grep -Eq '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+% +[0-9.]+%$' a.out || fail "2-rank row: $(cat a.out)"
+grep -Eq '^ +2 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+% +[0-9.]+%  tcp$' a.out || fail "2-rank row (each rank its own host: TCP): $(cat a.out)"
 grep -q 'node 1/2 (10.77.0.2)' a/n2/node1.out || fail "node 1 did not find itself in its namespace: $(cat a/n2/node1.out)"
 [ -s a/n2/rank1.json ] && [ -s a/scaling.svg ] || fail "outputs"
 [ -z "$(ours $P)" ] || fail "namespaces left: $(ours $P)"

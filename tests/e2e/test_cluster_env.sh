@@ -43,7 +43,7 @@ for n in 0 1; do
     grep -q "^launch: placed by Slurm: node $n (SLURM_NODEID) of 2 nodes .* port $port (SLURM_JOB_ID)" $o || fail "node $n launch line"
     [ -s "$W/s$n/$FLEET_MODEL/inference.tipc" ] || fail "node $n exported no model"
 done
-grep -q 'data parallel: 4 ranks (gloo)' s0.out || fail "not 4-rank data parallel"
+grep -q 'data parallel: 4 ranks (gloo over [a-z ]*)' s0.out || fail "not 4-rank data parallel"
 cmp -s "$W/s0/$FLEET_MODEL/inference.tipc" "$W/s1/$FLEET_MODEL/inference.tipc" || fail "the nodes' models differ"
 
 # 2. Kubernetes (docs/distributed.md's manifest): PET_* only
@@ -59,7 +59,7 @@ k8s_pod p1 1
 k8s_pod p0 0
 wait_rc rc0 "$p0_pid"; wait_rc rc1 "$p1_pid"
 [ "$rc0" = 0 ] && [ "$rc1" = 0 ] || fail "PET_* launch exit codes $rc0 $rc1"
-grep -q '^\[0:0\] data parallel: 4 ranks (gloo)' p0.out || fail "PET_* job is not 4 ranks: $(cat p0.out)"
+grep -q '^\[0:0\] data parallel: 4 ranks (gloo over [a-z ]*)' p0.out || fail "PET_* job is not 4 ranks: $(cat p0.out)"
 grep -q "^launch: placed by torchrun: node 1 (PET_NODE_RANK) of 2 nodes (PET_NNODES); master 127.0.0.1 (PET_MASTER_ADDR) port $port (PET_MASTER_PORT); 2 ranks per node (PET_NPROC_PER_NODE)" p1.out \
     || fail "node 1 does not say what placed it: $(head -n 3 p1.out)"
 [ -s k0/latest.ckpt ] && [ -s k1/latest.ckpt ] || fail "no checkpoints"

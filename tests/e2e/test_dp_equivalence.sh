@@ -15,7 +15,8 @@ RECIPE="--data-path none -o DataLoader.synthetic_size=80 -o Arch.image_size=64 -
 
 "$TIPC" launch --job_id="$JOB" --nproc_per_node=2 --log_dir=l train $RECIPE --batch-size 4 --output-dir dp >dp.out 2>&1 ||
     fail "2-rank launch: exit $?"
-grep -q '^\[0:0\] data parallel: 2 ranks (gloo)' dp.out || fail "the launch run is not data parallel"
+grep -q '^\[0:0\] data parallel: 2 ranks (gloo over shared memory)' dp.out ||
+    fail "the launch run is not data parallel through shared memory: $(grep 'data parallel' dp.out)"
 "$TIPC" train $RECIPE --batch-size 4 --simulate-world 2 --output-dir sim >sim.out 2>&1 || fail "--simulate-world 2: exit $?"
 grep -q '^simulating 2 data-parallel ranks' sim.out || fail "no simulation banner"
 for f in dp.out sim.out; do
@@ -27,11 +28,12 @@ for part in params stats; do
     echo "simulate-world 2 vs 2 ranks, $(cat diff.$part.out)"
 done
 # The same with the allreduce overlapping backward in several buckets (1 MB: about 6, started by
-# net_backward's hook on the communication thread), one bucket per tensor, and the blocking
-# allreduce: every bucket is the same element-wise average, so all three equal the simulation
-# bit for bit (relative tolerance 0).
+# net_backward's hook on the communication thread), one bucket per tensor, the blocking allreduce,
+# and over Gloo's TCP instead of shared memory: every bucket is the same element-wise average
+# (a + b, then / 2), so all equal the simulation bit for bit (relative tolerance 0).
 for v in "mb1:-o Distributed.fuse_grad_size_in_MB=1" "tensor:-o Distributed.fuse_all_reduce_ops=false" \
-         "blocking:-o Distributed.overlap_allreduce=false -o Distributed.fuse_grad_size_in_MB=1"; do
+         "blocking:-o Distributed.overlap_allreduce=false -o Distributed.fuse_grad_size_in_MB=1" \
+         "tcp:--comm-shm off -o Distributed.fuse_grad_size_in_MB=1"; do
     name=${v%%:*}
     # shellcheck disable=SC2086
     TIPC_METRICS=$PWD/$name.jsonl "$TIPC" launch --job_id="$JOB$name" --nproc_per_node=2 --log_dir=l$name train $RECIPE ${v#*:} --batch-size 4 \
@@ -41,10 +43,26 @@ for v in "mb1:-o Distributed.fuse_grad_size_in_MB=1" "tensor:-o Distributed.fuse
     done
     echo "simulate-world 2 vs 2 ranks ($name): bit for bit"
 done
-grep -Eq '^\[0:0\] data parallel: 2 ranks \(gloo\), .*; ([4-9]|[1-9][0-9]) buckets \(fuse_grad_size_in_MB, largest [0-9.]+ MB\) overlapping backward on a communication thread' mb1.out ||
+grep -q '^\[0:0\] data parallel: 2 ranks (gloo over tcp)' tcp.out || fail "--comm-shm off: $(grep 'data parallel' tcp.out)"
+grep -Eq '^\[0:0\] data parallel: 2 ranks \(gloo over shared memory\), .*; ([4-9]|[1-9][0-9]) buckets \(fuse_grad_size_in_MB, largest [0-9.]+ MB\) overlapping backward on a communication thread' mb1.out ||
     fail "1 MB buckets: not several buckets overlapping backward: $(grep 'data parallel' mb1.out)"
 grep -Eq '; [0-9]{2,} buckets \(one per tensor' tensor.out || fail "per-tensor: $(grep 'data parallel' tensor.out)"
 grep -q '; blocking allreduce after backward' blocking.out || fail "blocking: $(grep 'data parallel' blocking.out)"
+# 4 ranks through shared memory sum ((g0 + g1) + g2) + g3 in rank order, the order in which the
+# simulation accumulates its micro-batches: bit for bit as well (Gloo's ring over TCP sums in
+# another order: ~1e-7 apart)
+R4=${RECIPE/synthetic_size=80/synthetic_size=160}
+# shellcheck disable=SC2086
+"$TIPC" launch --job_id="${JOB}w4" --nproc_per_node=4 --log_dir=l4 train $R4 --batch-size 4 --output-dir dp4 >dp4.out 2>&1 ||
+    fail "4-rank launch: exit $?"
+# shellcheck disable=SC2086
+"$TIPC" train $R4 --batch-size 4 --simulate-world 4 --output-dir sim4 >sim4.out 2>&1 || fail "--simulate-world 4: exit $?"
+grep -q '(10 train steps/epoch)' dp4.out || fail "4 ranks: not 10 steps per epoch"
+for part in params stats; do
+    $DIFF sim4/latest.ckpt dp4/latest.ckpt $part 0 >diff.4.out || fail "simulate-world 4 vs 4 ranks ($part): $(cat diff.4.out)"
+done
+echo "simulate-world 4 vs 4 ranks (shared memory): bit for bit"
+
 # the exposed communication (time waited, not time the allreduce ran) is in every rank's metrics
 for name in mb1 blocking; do
     python3 - $name.jsonl <<'PY' || fail "$name: exposed communication missing from the metrics"

@@ -25,7 +25,7 @@ done
 # data parallel: the four ranks ended with identical parameters, so both nodes exported the same model
 d=fleet_train_gpus_0,1_autocast_False_nodes_2.log
 cmp -s "$base/node0/$d/inference.tipc" "$base/node1/$d/inference.tipc" || fail "nodes exported different models"
-grep -q 'data parallel: 4 ranks (gloo)' out.txt || fail "no 4-rank data-parallel line"
+grep -q 'data parallel: 4 ranks (gloo over [a-z ]*)' out.txt || fail "no 4-rank data-parallel line"
 grep -q 'Acc@1' out.txt || fail "no eval line"
 # both nodes ran under the job id `tipc run` derived from the config, mode and stage (not "default")
 ids=$(grep -o 'logs [^ ]*/workerlog.N, job run-[0-9a-f]\{12\}$' out.txt | sed 's/.* job //' | sort | uniq -c)

@@ -18,18 +18,51 @@
 static int run_scenario(const char *name);
 
 /* The collectives' knobs as `tipc train` passes them: its options --comm-backend, --comm-timeout,
- * --watchdog, --comm-hierarchical default to these variables, which the scenarios set. */
+ * --watchdog, --comm-hierarchical, --comm-shm default to these variables, which the scenarios set. */
 static enum tipc_status init_comm(struct comm **c)
 {
-    const char *t = getenv("TIPC_COMM_TIMEOUT"), *w = getenv("TIPC_WATCHDOG");
+    const char *t = getenv("TIPC_COMM_TIMEOUT"), *w = getenv("TIPC_WATCHDOG"), *shm = getenv("TIPC_COMM_SHM");
     struct comm_opts o = {.backend = getenv("TIPC_COMM_BACKEND"),
                           .timeout_s = t ? (int)strtol(t, NULL, 10) : 0,
                           .watchdog_s = w ? (int)strtol(w, NULL, 10) : 0,
-                          .hierarchical = getenv("TIPC_COMM_HIERARCHICAL") != NULL};
+                          .hierarchical = getenv("TIPC_COMM_HIERARCHICAL") != NULL,
+                          .shm = !shm ? COMM_SHM_AUTO : !strcmp(shm, "on") ? COMM_SHM_ON
+                                                      : !strcmp(shm, "off") ? COMM_SHM_OFF : COMM_SHM_AUTO};
     return comm_init_from_env(c, &o);
 }
 
 #define FAILF(...) do { fprintf(stderr, "rank %d: ", rank); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
+
+/* Rank 1 skips an allreduce (anchors #8) and sleeps 6 s: rank 0's call, with a 1.5 s timeout, must
+ * fail with TIPC_EDIST after at least min_s and at most 5 s, its message naming the call (#1), the
+ * step (42), rank 0, and `also` (the transport's own words; NULL: nothing more). */
+static inline int scenario_skip_names(double min_s, const char *also)
+{
+    struct comm *c;
+    if (init_comm(&c)) return 4;
+    int rank = comm_rank(c);
+    comm_set_timeout(c, 1500);
+    comm_set_step(c, 42);
+    if (rank == 1) {
+        usleep(6 * 1000 * 1000);
+        comm_free(c);
+        return 0;
+    }
+    float b[16] = {0};
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    double t0 = now_seconds();
+    enum tipc_status st = comm_allreduce(c, b, 16, COMM_F32, COMM_SUM);
+    double dt = now_seconds() - t0;
+    char *err = capture_stderr_end(&cap);
+    fputs(err, stderr);
+    int bad = st != TIPC_EDIST || dt < min_s || dt > 5 || !strstr(err, "allreduce #1") || !strstr(err, "step 42") ||
+              !strstr(err, "rank 0") || (also && !strstr(err, also));
+    free(err);
+    comm_free(c);
+    if (bad) FAILF("skipped allreduce: status %d after %.1f s", st, dt);
+    return 0;
+}
 
 /* ---- harness: a server here, N forked ranks -------------------------------------------------- */
 static void child(int rank, int world, int rfd, const char *scenario, const char *token)
