@@ -3,6 +3,7 @@
 #include "bench_scaling.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -277,6 +278,8 @@ enum tipc_status bench_scaling(const struct scaling_opts *o)
     TRY(mkdir_p(o->output));
     struct scaling_table t = {.o = o};
     stamp(&t);
+    cpu_set_t cs;
+    t.cpus = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (o->netns)
         snprintf(t.network, sizeof t.network, "network namespaces on a bridge, links: delay %s, rate %s",
                  o->link_delay ? o->link_delay : "none", o->link_rate ? o->link_rate : "unlimited");

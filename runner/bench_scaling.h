@@ -42,6 +42,7 @@ struct scaling_table {
     char when[32];                  /* UTC, ISO 8601 */
     double load[3];                 /* load average at the start */
     char network[160];              /* "loopback" or the namespaces' links */
+    int cpus;                       /* CPUs this process may run on (the ranks inherit the set) */
     struct scaling_row row[SCALING_MAX_RUNS];
     int n;
 };

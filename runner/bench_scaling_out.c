@@ -17,6 +17,21 @@
 static const char *const header[] = {"ranks", "global img/s", "per-rank img/s", "speed-up", "efficiency",
                                      "exposed comm", "allreduce via"};
 
+/* The rows whose ranks x threads exceed the host's CPUs: their speed-up cannot pass cpus / threads,
+ * so their efficiency measures the host, not the scaling. "" when none is. */
+static void oversubscribed(const struct scaling_table *t, char *buf, size_t n)
+{
+    int tpr = t->o->threads > 0 ? t->o->threads : t->cpus, len = 0, k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < t->n && len >= 0 && (size_t)len < n; i++)
+        if ((long)t->row[i].ranks * tpr > t->cpus)
+            len += snprintf(buf + len, n - (size_t)len, "%s%d", k++ ? ", " : "", t->row[i].ranks);
+    if (!k || len < 0 || (size_t)len >= n) return;
+    snprintf(buf + len, n - (size_t)len, " ranks x %d thread%s oversubscribe this host's %d CPUs: there the speed-up "
+             "cannot pass %.2gx and the efficiency measures the host, not the scaling", tpr, tpr == 1 ? "" : "s",
+             t->cpus, (double)t->cpus / tpr / (t->n ? t->row[0].ranks : 1));
+}
+
 void scaling_print(const struct scaling_table *t)
 {
     const struct scaling_opts *o = t->o;
@@ -32,6 +47,9 @@ void scaling_print(const struct scaling_table *t)
         printf("%5d %14.2f %15.2f %8.2fx %10.1f%% %12.1f%%  %s\n", r->ranks, r->global_ips, r->per_rank_ips,
                r->speedup, 100 * r->efficiency, 100 * r->comm_share, r->transport);
     }
+    char note[256];
+    oversubscribed(t, note, sizeof note);
+    if (note[0]) printf("# note: %s\n", note);
     fflush(stdout);
 }
 
@@ -47,8 +65,9 @@ static char *table_json(const struct scaling_table *t)
                                               r->comm_share, "rank0_median_step_seconds", r->median_step_s,
                                               "allreduce_via", r->transport));
     }
-    json_t *j = json_pack("{s:s, s:s, s:[f,f,f], s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o}", "when", t->when,
-                          "network", t->network, "load_average", t->load[0], t->load[1], t->load[2], "settings",
+    json_t *j = json_pack("{s:s, s:s, s:i, s:[f,f,f], s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}, s:o}", "when",
+                          t->when, "network", t->network, "cpus", t->cpus, "load_average", t->load[0], t->load[1],
+                          t->load[2], "settings",
                           "batch_per_rank", o->batch, "resolution", o->res, "steps", o->steps, "warmup", o->warmup,
                           "threads_per_rank", o->threads, "num_classes", o->classes, "bucket_mb", o->bucket_mb,
                           "overlap", o->overlap, "rows", rows);
@@ -76,6 +95,9 @@ static char *table_md(const struct scaling_table *t)
         ADD("| %d | %.2f | %.2f | %.2fx | %.1f%% | %.1f%% | %s |\n", r->ranks, r->global_ips, r->per_rank_ips,
             r->speedup, 100 * r->efficiency, 100 * r->comm_share, r->transport);
     }
+    char note[256];
+    oversubscribed(t, note, sizeof note);
+    if (note[0]) ADD("\nNote: %s.\n", note);
 #undef ADD
     CHECK(len < cap, "scaling table overflow");
     return s;

@@ -60,6 +60,16 @@ PY
 # the blocking mode is carried to the ranks and named in the table
 "$T" bench scaling --ranks 2 "${ARGS[@]}" --overlap off --bucket-mb 25 --output off >off.out 2>off.err || fail "--overlap off: $(cat off.err)"
 grep -q '25 MB buckets after backward (blocking)' off.out || fail "blocking header: $(cat off.out)"
+# ranks x threads beyond this host's CPUs are flagged under the table (their efficiency is the host's)
+grep -q '^# note:' stdout && [ "$(nproc)" -ge 2 ] && fail "1,2 ranks x 1 thread flagged on $(nproc) CPUs: $(cat stdout)"
+NP=$(nproc)
+"$T" bench scaling --ranks 1,2 --batch-size 2 --resolution 32 --steps 2 --warmup 1 --num-classes 10 --threads "$NP" \
+    --output over >over.out 2>over.err || fail "--threads $NP: $(cat over.err)"
+grep -q "^# note: 2 ranks x $NP threads\? oversubscribe this host's $NP CPUs: there the speed-up cannot pass 1x" over.out ||
+    fail "oversubscription not flagged: $(cat over.out)"
+grep -q "^Note: 2 ranks x $NP thread" over/scaling.md || fail "oversubscription not in scaling.md"
+python3 -c "import json; assert json.load(open('over/scaling.json'))['cpus'] == $NP" || fail "cpus in scaling.json"
+
 # --comm-shm off reaches the ranks: Gloo's TCP on loopback, named in the row
 "$T" bench scaling --ranks 2 "${ARGS[@]}" --comm-shm off --output tcp >tcp.out 2>tcp.err || fail "--comm-shm off: $(cat tcp.err)"
 grep -Eq '^ +2 .*%  tcp$' tcp.out || fail "--comm-shm off row: $(cat tcp.out)"
