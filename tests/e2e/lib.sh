@@ -15,3 +15,25 @@ lite_data_tar() {
     TAR="$ROOT/../shared/data/lite_data.tar"
     [ -f "$TAR" ] || skip "$TAR not found (the original's lite data lives in ../shared beside the repository)"
 }
+
+# tiny_recipe EPOCHS: a recipe yaml (stdout) small enough for a whole run in seconds: width 0.25,
+# 64 px, 5 classes, 16 synthetic images when ./no_data is absent.
+tiny_recipe() {
+    cat <<YAML
+Global:
+  epochs: $1
+  print_batch_step: 1
+  device: cpu
+Arch:
+  class_num: 5
+  width_mult: 0.25
+  image_size: 64
+DataLoader:
+  data_path: ./no_data
+  batch_size: 4
+  eval_batch_size: 4
+  resize_size: 73
+  synthetic: auto
+  synthetic_size: 16
+YAML
+}

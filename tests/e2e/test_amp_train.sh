@@ -14,23 +14,7 @@ W=$(mktemp -d "$TMPDIR/amp.XXXXXX")
 cd "$W" || fail "cd"
 ln -s "$ROOT/images" images
 mkdir -p cfg
-cat > cfg/tiny.yaml <<'YAML'
-Global:
-  epochs: 1
-  print_batch_step: 1
-  device: cpu
-Arch:
-  class_num: 5
-  width_mult: 0.25
-  image_size: 64
-DataLoader:
-  data_path: ./no_data
-  batch_size: 4
-  eval_batch_size: 4
-  resize_size: 73
-  synthetic: auto
-  synthetic_size: 16
-YAML
+tiny_recipe 1 > cfg/tiny.yaml
 sed -e 's|^gpu_list:.*|gpu_list:-1|' -e 's|^use-gpu:.*|use-gpu:False|' -e 's|^--epochs:.*|--epochs:lite_train_lite_infer=1|' \
     -e 's|configs/mobilenet_v3_small/mobilenet_v3_small.yaml|cfg/tiny.yaml|' \
     -e '/^inference:/,$ s|^--use-gpu:.*|--use-gpu:False|' \

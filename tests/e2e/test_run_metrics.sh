@@ -11,23 +11,7 @@ W=$(mktemp -d "$TMPDIR/metrics.XXXXXX")
 cd "$W" || fail "cd"
 ln -s "$ROOT/images" images
 mkdir -p cfg
-cat > cfg/tiny.yaml <<'EOF'
-Global:
-  epochs: 2
-  print_batch_step: 1
-  device: cpu
-Arch:
-  class_num: 5
-  width_mult: 0.25
-  image_size: 64
-DataLoader:
-  data_path: ./no_data
-  batch_size: 4
-  eval_batch_size: 4
-  resize_size: 73
-  synthetic: auto
-  synthetic_size: 16
-EOF
+tiny_recipe 2 > cfg/tiny.yaml
 sed -e 's|^gpu_list:.*|gpu_list:-1\|0,1|' -e 's|^--epochs:.*|--epochs:lite_train_lite_infer=2|' \
     -e 's|configs/mobilenet_v3_small/mobilenet_v3_small.yaml|cfg/tiny.yaml|' \
     -e '/^inference:/,$ s|^--use-gpu:.*|--use-gpu:False|' \
