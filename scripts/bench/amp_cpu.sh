@@ -21,27 +21,11 @@ for p in fp32 bf16 fp16; do
     printf '%-34s %10s img/s\n' "tipc bench train $p" "$v"
 done
 if "$PY" -c 'import torch, torchvision' 2>/dev/null; then
-    "$PY" - "$TH" "$BS" "$RES" "$STEPS" <<'PYEOF'
-import sys, time, torch, torchvision
-th, bs, res, steps = map(int, sys.argv[1:])
-torch.set_num_threads(th)
-for name, amp in (("fp32", False), ("autocast bf16", True)):
-    torch.manual_seed(0)
-    m = torchvision.models.mobilenet_v3_small()
-    opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-5)
-    x = torch.randn(bs, 3, res, res); y = torch.arange(bs) % 1000
-    lossf = torch.nn.CrossEntropyLoss()
-    m.train()
-    ts = []
-    for i in range(2 + steps):
-        t = time.perf_counter()
-        opt.zero_grad()
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amp):
-            loss = lossf(m(x), y)
-        loss.backward(); opt.step()
-        if i >= 2: ts.append(time.perf_counter() - t)
-    print(f"{'pytorch ' + torch.__version__ + ' ' + name:<34s} {bs / sorted(ts)[len(ts) // 2]:10.2f} img/s")
-PYEOF
+    ver=$("$PY" -c 'import torch; print(torch.__version__)')
+    for p in fp32 bf16; do
+        v=$("$PY" "$ROOT/scripts/bench/torch_mnv3.py" train "$TH" "$BS" "$RES" "$STEPS" $p)
+        printf '%-34s %10s img/s\n' "pytorch $ver $([ $p = bf16 ] && echo 'autocast bf16' || echo fp32)" "$v"
+    done
 else
     echo "SKIP: PyTorch rows: torch/torchvision not installed for $PY"
 fi

@@ -32,32 +32,8 @@ for r in $(seq "$ROUNDS"); do
     ti=$("$T" bench infer --batch-size 1 --resolution "$RES" --steps "$ISTEPS" --warmup 5 --threads "$TH" | awk '/median ms\/step/ {print $(NF-3)}')
     pt=n/a pi=n/a oi=n/a
     if [ $have_torch = 1 ]; then
-        read -r pt pi < <("$PY" - "$TH" "$BS" "$RES" "$STEPS" "$ISTEPS" <<'PYEOF'
-import sys, time, torch, torchvision
-th, bs, res, steps, isteps = map(int, sys.argv[1:])
-torch.set_num_threads(th)
-torch.manual_seed(0)
-m = torchvision.models.mobilenet_v3_small()
-opt = torch.optim.SGD(m.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-5)
-x = torch.randn(bs, 3, res, res); y = torch.arange(bs) % 1000
-lossf = torch.nn.CrossEntropyLoss()
-m.train()
-ts = []
-for i in range(2 + steps):
-    t = time.perf_counter()
-    opt.zero_grad(); lossf(m(x), y).backward(); opt.step()
-    if i >= 2: ts.append(time.perf_counter() - t)
-train_ips = bs / sorted(ts)[len(ts) // 2]
-m.eval(); x1 = torch.randn(1, 3, res, res)
-ts = []
-with torch.no_grad():
-    for i in range(5 + isteps):
-        t = time.perf_counter()
-        m(x1)
-        if i >= 5: ts.append(time.perf_counter() - t)
-print(f"{train_ips:.2f} {sorted(ts)[len(ts) // 2] * 1e3:.3f}")
-PYEOF
-)
+        pt=$("$PY" "$ROOT/scripts/bench/torch_mnv3.py" train "$TH" "$BS" "$RES" "$STEPS")
+        pi=$("$PY" "$ROOT/scripts/bench/torch_mnv3.py" infer "$TH" "$RES" "$ISTEPS")
         best_pt=$(max "$best_pt" "$pt"); best_pi=$(min "$best_pi" "$pi")
     fi
     if [ $have_ort = 1 ]; then
