@@ -100,22 +100,24 @@ static enum tipc_status output_ready(const struct train_opts *o)
     return TIPC_OK;
 }
 
+/* OUTPUT_DIR/NAME := the net and m (ckpt_save writes it atomically). */
+static enum tipc_status save_as(const struct train_opts *o, const char *name, const struct ckpt_meta *m,
+                                const struct net *net)
+{
+    char *p = xasprintf("%s/%s", o->r.output_dir, name);
+    enum tipc_status st = ckpt_save(p, m, net);
+    free(p);
+    return st;
+}
+
 static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta *m, struct net *net, bool best)
 {
     if (o->local_rank != 0) return TIPC_OK;
-    char *p = xasprintf("%s/epoch_%d.ckpt", o->r.output_dir, m->epoch);
-    enum tipc_status st = ckpt_save(p, m, net);
-    free(p);
-    if (st == TIPC_OK) {
-        p = xasprintf("%s/latest.ckpt", o->r.output_dir);
-        st = ckpt_save(p, m, net);
-        free(p);
-    }
-    if (st == TIPC_OK && best) {
-        p = xasprintf("%s/best.ckpt", o->r.output_dir);
-        st = ckpt_save(p, m, net);
-        free(p);
-    }
+    char name[32];
+    snprintf(name, sizeof name, "epoch_%d.ckpt", m->epoch);
+    enum tipc_status st = save_as(o, name, m, net);
+    if (st == TIPC_OK) st = save_as(o, "latest.ckpt", m, net);
+    if (st == TIPC_OK && best) st = save_as(o, "best.ckpt", m, net);
     return st;
 }
 
@@ -126,17 +128,13 @@ static enum tipc_status save_step(const struct train_opts *o, const struct ckpt_
                                   int64_t kept[2])
 {
     if (o->local_rank != 0) return TIPC_OK;
-    char *p = xasprintf("%s/step_%lld.ckpt", o->r.output_dir, (long long)m->step);
-    enum tipc_status st = ckpt_save(p, m, net);
-    free(p);
-    if (st == TIPC_OK) {
-        p = xasprintf("%s/latest.ckpt", o->r.output_dir);
-        st = ckpt_save(p, m, net);
-        free(p);
-    }
+    char name[48];
+    snprintf(name, sizeof name, "step_%lld.ckpt", (long long)m->step);
+    enum tipc_status st = save_as(o, name, m, net);
+    if (st == TIPC_OK) st = save_as(o, "latest.ckpt", m, net);
     if (st != TIPC_OK) return st;
     if (kept[0] >= 0) {
-        p = xasprintf("%s/step_%lld.ckpt", o->r.output_dir, (long long)kept[0]);
+        char *p = xasprintf("%s/step_%lld.ckpt", o->r.output_dir, (long long)kept[0]);
         unlink(p);
         free(p);
     }
