@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "netns.h"
+#include "../engine/dist/comm.h"
 #include "../core/check.h"
 #include "../core/fs.h"
 #include "../core/parse.h"
@@ -114,7 +115,8 @@ static void rank_args(const struct scaling_opts *o, const char *dir, char **w, i
     w[(*k)++] = xasprintf("--num-classes=%d", o->classes);
     w[(*k)++] = xasprintf("--bucket-mb=%d", o->bucket_mb);
     w[(*k)++] = xasprintf("--overlap=%s", o->overlap ? "on" : "off");
-    w[(*k)++] = xasprintf("--comm-shm=%s", o->comm_shm == 1 ? "off" : o->comm_shm == 2 ? "on" : "auto");
+    w[(*k)++] = xasprintf("--comm-shm=%s", o->comm_shm == COMM_SHM_OFF ? "off"
+                                                   : o->comm_shm == COMM_SHM_ON ? "on" : "auto");
     w[(*k)++] = xasprintf("--result-dir=%s", dir);
 }
 

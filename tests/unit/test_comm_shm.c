@@ -125,17 +125,16 @@ static int leftovers(void)
     return n;
 }
 
-/* every rank on this host, as `tipc launch --nproc_per_node=W` says */
-static void one_host(int world, const char *mode)
+/* Run `scenario` on `world` ranks that all run on this host, as `tipc launch --nproc_per_node=W`
+ * says, with --comm-shm `mode`; the variables (WANT_TRANSPORT too) are gone afterwards. */
+static void run_on_one_host(int world, const char *mode, const char *scenario, int *codes, double *secs)
 {
     char v[16];
     snprintf(v, sizeof v, "%d", world);
     setenv("LOCAL_WORLD_SIZE", v, 1);
     setenv("TIPC_NNODES", "1", 1);
     setenv("TIPC_COMM_SHM", mode, 1);
-}
-static void reset_env(void)
-{
+    run_world(world, scenario, "tok", codes, secs);
     unsetenv("LOCAL_WORLD_SIZE"), unsetenv("TIPC_NNODES"), unsetenv("TIPC_COMM_SHM"), unsetenv("WANT_TRANSPORT");
 }
 
@@ -143,10 +142,8 @@ static void run_exact(int world, const char *mode, const char *want)
 {
     int codes[8], before = leftovers();
     double secs;
-    one_host(world, mode);
     setenv("WANT_TRANSPORT", want, 1);
-    run_world(world, "exact", "tok", codes, &secs);
-    reset_env();
+    run_on_one_host(world, mode, "exact", codes, &secs);
     for (int r = 0; r < world; r++) assert_int_equal(codes[r], 0);
     assert_int_equal(leftovers(), before);
 }
@@ -160,9 +157,7 @@ static void test_dead_peer_fails_fast(void **s)
     (void)s;
     int codes[8];
     double secs;
-    one_host(3, "on");
-    run_world(3, "peer_dies", "tok", codes, &secs);
-    reset_env();
+    run_on_one_host(3, "on", "peer_dies", codes, &secs);
     assert_int_equal(codes[0], 0);
     assert_int_equal(codes[1], 0);
     assert_int_equal(codes[2], 3);
@@ -174,9 +169,7 @@ static void test_skipped_call_times_out(void **s)
     (void)s;
     int codes[8];
     double secs;
-    one_host(2, "on");
-    run_world(2, "skip", "tok", codes, &secs);
-    reset_env();
+    run_on_one_host(2, "on", "skip", codes, &secs);
     assert_int_equal(codes[0], 0);
     assert_int_equal(codes[1], 0);
 }
@@ -194,7 +187,7 @@ static void test_on_needs_one_host(void **s)
     capture_stderr_begin(&cap);
     run_world(2, "init_fails", "tok", codes, &secs);
     char *err = capture_stderr_end(&cap);
-    reset_env();
+    unsetenv("TIPC_COMM_SHM"), unsetenv("TIPC_NNODES"), unsetenv("LOCAL_WORLD_SIZE");
     assert_int_equal(codes[0], 4);
     assert_int_equal(codes[1], 4);
     assert_non_null(strstr(err, "needs every rank on this host"));
@@ -219,11 +212,9 @@ static void test_full_dev_shm(void **s)
     char *err = capture_stderr_end(&cap);
     assert_non_null(strstr(err, "note: allreduce over TCP, not shared memory: cannot reserve memory for"));
     free(err);
-    one_host(2, "on");
     capture_stderr_begin(&cap);
-    run_world(2, "init_fails", "tok", codes, &secs);
+    run_on_one_host(2, "on", "init_fails", codes, &secs);
     err = capture_stderr_end(&cap);
-    reset_env();
     assert_int_equal(codes[0], 4);
     assert_int_equal(codes[1], 4);
     assert_non_null(strstr(err, "--comm-shm on:"));
