@@ -6,7 +6,12 @@
 #   CUDNN_HOME  $(CUDA_HOME)    cuDNN headers/libs (e.g. a Python nvidia/cudnn folder)
 #   NCCL_HOME   $(CUDA_HOME)    NCCL headers/libs
 #   GPU_ARCH    90              SASS for sm_$(GPU_ARCH) plus PTX for compute_$(GPU_ARCH)
-#   CPU_ARCH    native          -march for the CPU kernels (builds run where they were built)
+#   CPU_ARCH    x86-64-v2       -march of the baseline (everything but the per-ISA kernels, which are
+#                               built for x86-64-v2, v3 and v4 and picked at start-up: cpu_isa.h);
+#                               native: a build for this machine only (aarch64: armv8-a)
+#   CROSS       aarch64         cross-build the CPU ops and their unit tests for aarch64 (Debian's
+#                               gcc-aarch64-linux-gnu, :arm64 OpenBLAS/cmocka) and run them under
+#                               qemu-aarch64: `make CROSS=aarch64 unit`
 #   GLOO_LIBS   -lgloo          Gloo (Debian libgloo-dev has no pkg-config file)
 #   PREFIX      /usr/local      make install
 #   V=1                         show full commands
@@ -19,12 +24,41 @@ CUDA_HOME  ?= /usr/local/cuda
 CUDNN_HOME ?= $(CUDA_HOME)
 NCCL_HOME  ?= $(CUDA_HOME)
 GPU_ARCH   ?= 90
-CPU_ARCH   ?= native
+CPU_ARCH   ?= $(CPU_BASE)
 GLOO_LIBS  ?= -lgloo
 PREFIX     ?= /usr/local
 CC         ?= gcc
 CXX        ?= g++
 NVCC       ?= $(CUDA_HOME)/bin/nvcc
+
+# ---- target CPU: the baseline and the ISA levels of the dispatched kernels (engine/ops/cpu_isa.h) ----
+ifeq ($(CROSS),aarch64)
+CROSS_PREFIX := aarch64-linux-gnu-
+CC       := $(CROSS_PREFIX)gcc
+CXX      := $(CROSS_PREFIX)g++
+export PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+QEMU     ?= qemu-aarch64
+else ifneq ($(CROSS),)
+$(error CROSS=$(CROSS): only CROSS=aarch64 is supported)
+endif
+NM       := $(CROSS_PREFIX)nm
+OBJCOPY  := $(CROSS_PREFIX)objcopy
+MACHINE  := $(shell $(CC) -dumpmachine)
+ifneq ($(filter aarch64%,$(MACHINE)),)
+CPU_BASE   := armv8-a
+ISA_LEVELS := neon
+ISA_MARCH_neon := armv8-a
+else
+CPU_BASE   := x86-64-v2
+ISA_LEVELS := v2 v3 v4
+ISA_MARCH_v2 := x86-64-v2
+ISA_MARCH_v3 := x86-64-v3
+ISA_MARCH_v4 := x86-64-v4
+endif
+# The hot CPU kernels, compiled once per level with that level's -march and symbols suffixed with
+# the level's name (conv2d_forward_cpu_v3); cpu_isa.c calls the running level's build.
+ISA_SRCS := $(addprefix engine/ops/cpu/,act.c add.c bn.c conv2d.c conv2d_dw.c conv2d_pw.c dropout.c normalize.c \
+              pool.c se.c sgd.c sgd_amp.c) engine/ops/cpu_kernels.c engine/data/resample.c
 
 ifeq ($(V),1)
 Q :=
@@ -60,7 +94,7 @@ endif
 # ---- sources ------------------------------------------------------------------------------------
 SRC_DIRS := core runner prepare engine
 MAIN_SRC := runner/main.c
-C_SRCS   := $(filter-out $(MAIN_SRC),$(sort $(shell find $(SRC_DIRS) -name '*.c')))
+C_SRCS   := $(filter-out $(MAIN_SRC) $(ISA_SRCS),$(sort $(shell find $(SRC_DIRS) -name '*.c')))
 CC_SRCS  := $(sort $(shell find $(SRC_DIRS) -name '*.cc'))
 CU_SRCS  := $(sort $(shell find $(SRC_DIRS) -name '*.cu'))
 # ONNX schema from Debian's libonnx-dev, compiled with protoc-c at build time (never copied in).
@@ -88,7 +122,8 @@ REL_CFLAGS := $(COMMON) $(WARN) -O3 -march=$(CPU_ARCH) -g
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SAN_CFLAGS := $(COMMON) $(WARN) -O1 -g -march=$(CPU_ARCH) $(SAN)
 
-objs = $(patsubst %.c,build/$(1)/%.o,$(C_SRCS)) $(patsubst %.cc,build/$(1)/%.o,$(CC_SRCS)) \
+isa_objs = $(foreach l,$(ISA_LEVELS),$(patsubst %.c,build/$(1)/isa/$(l)/%.o,$(ISA_SRCS)))
+objs = $(patsubst %.c,build/$(1)/%.o,$(C_SRCS)) $(patsubst %.cc,build/$(1)/%.o,$(CC_SRCS)) $(call isa_objs,$(1)) \
        $(patsubst build/gen/%.c,build/$(1)/gen/%.o,$(GEN_C)) $(patsubst %.cu,build/cuda/%.o,$(CU_SRCS))
 REL_OBJS := $(call objs,rel)
 SAN_OBJS := $(call objs,san)
@@ -129,6 +164,23 @@ build/san/%.o: %.c build/flags | $(GEN_C)
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' CC-SAN $<
 	$(Q)$(CC) $(SAN_CFLAGS) -c $< -o $@
+# Per-ISA kernels: compiled to isa-raw/LEVEL/, then every symbol they define (the union over the
+# level's objects, so calls between them follow) renamed NAME -> NAME_LEVEL into isa/LEVEL/.
+define ISA_RULES
+build/$(1)/isa-raw/$(2)/%.o: %.c build/flags | $$(GEN_C)
+	@mkdir -p $$(dir $$@)
+	@printf '  %-6s %s\n' CC-$(2) $$<
+	$$(Q)$$(CC) $$($(3)) -march=$$(ISA_MARCH_$(2)) -c $$< -o $$@
+build/$(1)/isa-raw/$(2)/syms: $(patsubst %.c,build/$(1)/isa-raw/$(2)/%.o,$(ISA_SRCS))
+	$$(Q)$$(NM) --defined-only $$^ | awk 'NF == 3 && $$$$2 ~ /^[TtDdRrBb]$$$$/ && $$$$3 !~ /^\./ \
+	  { print $$$$3, $$$$3 "_$(2)" }' | sort -u > $$@
+build/$(1)/isa/$(2)/%.o: build/$(1)/isa-raw/$(2)/%.o build/$(1)/isa-raw/$(2)/syms
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(OBJCOPY) --redefine-syms=build/$(1)/isa-raw/$(2)/syms $$< $$@
+endef
+$(foreach l,$(ISA_LEVELS),$(eval $(call ISA_RULES,rel,$(l),REL_CFLAGS)))
+$(foreach l,$(ISA_LEVELS),$(eval $(call ISA_RULES,san,$(l),SAN_CFLAGS)))
+
 build/rel/%.o: %.cc build/flags
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' CXX $<
@@ -169,8 +221,9 @@ build/rel/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/rel/libtipc.a
 	$(Q)$(CC) $(REL_CFLAGS) -Wno-unused-parameter -o $@ $< build/rel/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
 
 # `make test`: everything under ASan/UBSan; tests/run.sh prints 'N passed, N failed, N skipped'.
-test: build/san/tipc bin/tipc $(UNIT_BINS)
-	$(Q)TIPC=$(CURDIR)/build/san/tipc TIPC_REL=$(CURDIR)/bin/tipc tests/run.sh $(UNIT_BINS)
+# test_cpu_isa also runs from the release build: its FMA kernels (-O3) are what users run.
+test: build/san/tipc bin/tipc $(UNIT_BINS) build/rel/tests/test_cpu_isa
+	$(Q)TIPC=$(CURDIR)/build/san/tipc TIPC_REL=$(CURDIR)/bin/tipc tests/run.sh $(UNIT_BINS) build/rel/tests/test_cpu_isa
 
 unit: $(UNIT_BINS)
 	$(Q)tests/run.sh --unit-only $(UNIT_BINS)

@@ -4,6 +4,10 @@
 #   tests/run.sh [--unit-only|--e2e-only] [UNIT_BIN...]
 # e2e scripts get $TIPC (sanitizer build), $TIPC_REL (release build), $ROOT (repo root) and a
 # private $TMPDIR; exit 0 = pass, 77 = skip (print the reason), anything else = fail.
+# The tests of the CPU kernels (ISA_UNITS, ISA_E2E) run once per ISA level of the build
+# (engine/ops/cpu_isa.h: TIPC_CPU_ISA forced, OpenBLAS's kernels of that level too), so a machine
+# with AVX-512 also tests the AVX2 and SSE kernels; a level this CPU cannot run is skipped.
+# RUN_WRAP runs the unit binaries through a program (qemu-aarch64 for `make CROSS=aarch64 unit`).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export ROOT
@@ -21,12 +25,31 @@ export TIPC_SCHEDULER=none
 pass=0 fail=0 skip=0
 failed_names=()
 
+ISA_UNITS=" test_ops test_amp test_model test_infer test_loader test_gemm_bf16 "
+ISA_E2E=" test_train test_export_infer test_amp_train "
+ISA_LEVELS=${ISA_LEVELS:-$(case "$(uname -m)" in x86_64) echo v2 v3 v4 ;; aarch64) echo neon ;; esac)}
+# OpenBLAS's kernels for a forced level, as on a CPU whose best level it is (cpu_isa_blas_core)
+blas_core() { case $1 in v2) echo Nehalem ;; v3) echo Haswell ;; esac; }
+# env settings for level $1 ("" = none: the best level)
+isa_env() {
+    [ -n "$1" ] || return 0
+    echo "TIPC_CPU_ISA=$1"
+    local core; core=$(blas_core "$1")
+    [ -n "$core" ] && [ -z "${OPENBLAS_CORETYPE:-}" ] && echo "OPENBLAS_CORETYPE=$core"
+}
+
 run_unit() {
-    local bin=$1 name log rc ok f s
-    name=$(basename "$bin")
+    local bin=$1 level=${2:-} name log rc ok f s
+    name=$(basename "$bin")${level:+@$level}
+    case $bin in */build/rel/*) name="$name-rel" ;; esac
     log="$LOGDIR/$name.log"
-    (cd "$ROOT" && timeout 900 "$bin") >"$log" 2>&1
+    # shellcheck disable=SC2046
+    (cd "$ROOT" && env $(isa_env "$level") timeout 900 ${RUN_WRAP:-} "$bin") >"$log" 2>&1
     rc=$?
+    if [ "$rc" -eq 77 ]; then
+        skip=$((skip + 1)); printf 'skip  unit %-28s %s\n' "$name" "$(grep -m1 '^SKIP' "$log")"
+        return
+    fi
     ok=$(grep -c '^\[       OK \]' "$log")
     # cmocka names a failed/skipped test twice (when it runs and in the closing list): count names once
     f=$(grep -E '^\[  (FAILED|ERROR)   *\] [A-Za-z_]' "$log" | sed 's/^\[[^]]*\] //' | sort -u | grep -c .)
@@ -43,12 +66,17 @@ run_unit() {
 }
 
 run_e2e() {
-    local t=$1 name log rc tmp start secs
-    name=$(basename "$t" .sh)
+    local t=$1 level=${2:-} name log rc tmp start secs
+    name=$(basename "$t" .sh)${level:+@$level}
     log="$LOGDIR/e2e-$name.log"
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/tipc-e2e-$name.XXXXXX")
+    if [ -n "$level" ] && ! "$TIPC_REL" version 2>/dev/null | grep -qE "^cpu levels: .*this CPU runs( [a-z0-9]+)* $level( |\$)"; then
+        skip=$((skip + 1)); printf 'skip  e2e  %-28s SKIP: this CPU cannot run the %s kernels\n' "$name" "$level"
+        return
+    fi
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/tipc-e2e-${name/@/-}.XXXXXX")
     start=$(date +%s)
-    (cd "$ROOT" && TMPDIR="$tmp" timeout "${E2E_TIMEOUT:-900}" bash "$t") >"$log" 2>&1
+    # shellcheck disable=SC2046
+    (cd "$ROOT" && env $(isa_env "$level") TMPDIR="$tmp" timeout "${E2E_TIMEOUT:-900}" bash "$t") >"$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
     if [ "$rc" -eq 0 ]; then
@@ -63,13 +91,24 @@ run_e2e() {
 }
 
 if [ "$mode" != e2e ]; then
-    for b in "$@"; do run_unit "$b"; done
+    for b in "$@"; do
+        if [[ "$ISA_UNITS" == *" $(basename "$b") "* ]]; then
+            for l in $ISA_LEVELS; do run_unit "$b" "$l"; done
+        else
+            run_unit "$b"
+        fi
+    done
 fi
 if [ "$mode" != unit ]; then
     : "${TIPC:?set TIPC to the tipc binary under test}"
     export TIPC TIPC_REL="${TIPC_REL:-$TIPC}"
     for t in "$ROOT"/tests/e2e/test_*.sh; do
-        [ -e "$t" ] && run_e2e "$t"
+        [ -e "$t" ] || continue
+        if [[ "$ISA_E2E" == *" $(basename "$t" .sh) "* ]]; then
+            for l in $ISA_LEVELS; do run_e2e "$t" "$l"; done
+        else
+            run_e2e "$t"
+        fi
     done
 fi
 [ "${#failed_names[@]}" -gt 0 ] && echo "failed: ${failed_names[*]}"

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "backend.h"
+#include "../ops/cpu_isa.h"
 #include "../../core/check.h"
+#include "../../core/options.h"
 #include "../../core/parse.h"
 #include "../../core/banned.h"
 
@@ -26,9 +28,16 @@ enum tipc_status backend_open(struct backend *b, const char *device, int quiet, 
     const struct backend_settings none = {0};
     if (!set) set = &none;
     memset(b, 0, sizeof *b);
+    TRY(cpu_isa_select((enum cpu_isa)set->cpu_isa));
+    if (set->cpu_isa != CPU_ISA_AUTO) backend_cpu_blas_for_level(set->cpu_isa);
     if (!device || !strcmp(device, "cpu")) {
         b->ops = &backend_cpu_ops;
         b->set = *set;
+        if (!quiet) {
+            char desc[160];
+            backend_cpu_describe(desc, sizeof desc);
+            printf("cpu kernels: %s\n", desc);
+        }
         return TIPC_OK;
     }
     if (strcmp(device, "gpu") && strcmp(device, "cuda"))
@@ -39,6 +48,15 @@ enum tipc_status backend_open(struct backend *b, const char *device, int quiet, 
         backend_cuda_describe(b, desc, sizeof desc);
         printf("device: %s\n", desc);
     }
+    return TIPC_OK;
+}
+
+enum tipc_status backend_cpu_isa_opt(const struct opt *o, const char *value, void *dst)
+{
+    enum cpu_isa l;
+    if (!cpu_isa_parse(value, &l))
+        return error_msg(TIPC_EUSAGE, "%s: '%s' is not a CPU kernel level (auto, v2, v3, v4, neon)", o->name, value);
+    *(int *)dst = (int)l;
     return TIPC_OK;
 }
 

@@ -93,15 +93,23 @@ struct backend_ops {
 };
 
 /* The engine's tuning switches. A command reads them once, from its option table (environment-only
- * rows: TIPC_NO_FUSE, TIPC_INFER_PER_OP, TIPC_CUDA_TF32, TIPC_CUDNN_FIND; see
- * runner/engine_env.c), and hands them to backend_open; nothing in engine/ reads them itself.
- * All false is the default behaviour. */
+ * rows: TIPC_NO_FUSE, TIPC_INFER_PER_OP, TIPC_CUDA_TF32, TIPC_CUDNN_FIND, TIPC_CPU_ISA; see
+ * runner/engine_settings.h), and hands them to backend_open; nothing in engine/ reads them itself.
+ * All zero is the default behaviour. */
 struct backend_settings {
     bool no_fuse;       /* the model keeps BN and its activation as two ops (A/B checks) */
     bool infer_per_op;  /* inference walks the layers op by op, not the backend's own schedule */
     bool tf32;          /* CUDA: TF32 tensor cores in cuBLAS/cuDNN */
     bool cudnn_find;    /* CUDA: cudnnFind (benchmark the algorithms) instead of the heuristics */
+    int cpu_isa;        /* enum cpu_isa (ops/cpu_isa.h): the CPU kernels' level; 0 = auto (the best
+                           this CPU runs). backend_open selects it, for either device (the data
+                           pipeline's resampler runs on the CPU too) */
 };
+
+/* An OPT_FN parser (core/options.h) for TIPC_CPU_ISA: auto|v2|v3|v4 (x86-64-vN, neon) into an
+ * int * (enum cpu_isa). Whether this CPU runs it is checked by backend_open. */
+struct opt;
+enum tipc_status backend_cpu_isa_opt(const struct opt *o, const char *value, void *dst);
 
 /* A backend in use: its ops, its context (cuDNN handles, streams...; NULL on the CPU) and the
  * settings it was opened with. */
@@ -138,13 +146,22 @@ void backend_cpu_set_threads(int threads);
  * argv, TIPC_BLAS_REEXEC=1 marks it). Call it first thing in an engine command; it returns
  * normally when nothing needs doing or exec fails. */
 void backend_cpu_fix_blas(void);
+/* A forced CPU kernel level (settings cpu_isa, TIPC_CPU_ISA) also runs OpenBLAS's kernels of that
+ * level (cpu_isa_blas_core: v3 runs Haswell's, as an AVX2 machine would) when OPENBLAS_CORETYPE is
+ * unset: like backend_cpu_fix_blas, this re-executes the process once to set it. backend_open
+ * calls it (commands call backend_open right after backend_cpu_fix_blas, before any collective). */
+void backend_cpu_blas_for_level(int cpu_isa);
+/* "x86-64-v3 (avx2, fma), OpenBLAS Haswell": the CPU kernels running and OpenBLAS's */
+void backend_cpu_describe(char *buf, size_t n);
 
 /* The backend has the mixed precision ops (struct backend_ops amp_*): bf16/fp16 nets run there. */
 bool backend_has_amp(const struct backend *b);
 
 /* Open the backend for a device name: "cpu", or "gpu" / "cuda" (the CUDA backend on
  * backend_device_from_env()'s device, described on stdout unless quiet), with settings `set`
- * (NULL: all off). CPU: always OK.
+ * (NULL: all off), the CPU kernels' level selected (TIPC_EUSAGE when this CPU cannot run a forced
+ * one; backend_cpu_blas_for_level may re-execute the process first) and, on the CPU unless quiet,
+ * named on stdout (`cpu kernels: x86-64-v3 (avx2, fma), OpenBLAS Haswell`).
  * GPU: TIPC_ENOTBUILT (exit 7) with a message saying why when this tipc was built without CUDA
  * ("rebuild with USE_CUDA=1") or the machine has no usable device; TIPC_EUSAGE for another name.
  * backend_close() releases what backend_open() made (a zeroed backend is fine). */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "backend.h"
+#include "../ops/cpu_isa.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -73,6 +74,27 @@ void backend_cpu_set_threads(int threads)
     omp_set_num_threads(threads);
 }
 
+/* Re-execute this process (same argv, TIPC_BLAS_REEXEC=1 marks it) so that the environment
+ * variables set before take effect at start-up; returns when exec fails. */
+static void reexec(void)
+{
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f) return;
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    if (n == 0 || n >= sizeof buf - 1) return;
+    buf[n] = 0;
+    char *argv[1024];
+    int argc = 0;
+    for (size_t i = 0; i < n && argc < 1023; i += strlen(buf + i) + 1) argv[argc++] = buf + i;
+    argv[argc] = NULL;
+    setenv("TIPC_BLAS_REEXEC", "1", 1);
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    /* exec failed: carry on as we are (the settings only take effect at start-up) */
+}
+
 void backend_cpu_fix_blas(void)
 {
     if (getenv("TIPC_BLAS_REEXEC")) return;
@@ -95,20 +117,21 @@ void backend_cpu_fix_blas(void)
         setenv("GOMP_SPINCOUNT", "10000", 1);
         change = true;
     }
-    if (!change) return;
-    FILE *f = fopen("/proc/self/cmdline", "rb");
-    if (!f) return;
-    char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    if (n == 0 || n >= sizeof buf - 1) return;
-    buf[n] = 0;
-    char *argv[1024];
-    int argc = 0;
-    for (size_t i = 0; i < n && argc < 1023; i += strlen(buf + i) + 1) argv[argc++] = buf + i;
-    argv[argc] = NULL;
-    setenv("TIPC_BLAS_REEXEC", "1", 1);
-    fflush(NULL);
-    execv("/proc/self/exe", argv);
-    /* exec failed: carry on as we are (the settings only take effect at start-up) */
+    if (change) reexec();
+}
+
+void backend_cpu_blas_for_level(int cpu_isa)
+{
+    const char *want = cpu_isa_blas_core((enum cpu_isa)cpu_isa), *core = openblas_get_corename();
+    if (!want || getenv("OPENBLAS_CORETYPE") || (core && !strcasecmp(core, want))) return;
+    setenv("OPENBLAS_CORETYPE", want, 1); /* set from now on: the re-executed process stops here */
+    reexec();
+}
+
+void backend_cpu_describe(char *buf, size_t n)
+{
+    char isa[96];
+    cpu_isa_describe(isa, sizeof isa);
+    const char *core = openblas_get_corename();
+    snprintf(buf, n, "%s, OpenBLAS %s", isa, core ? core : "?");
 }

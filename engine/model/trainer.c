@@ -366,6 +366,9 @@ enum tipc_status train_run(const struct train_opts *o)
                              "output_dir", r->output_dir, "restart", o->restart, "start_step", (json_int_t)m.step,
                              "precision", precision_name(o->amp.prec));
     if (info && resume) json_object_set_new(info, "resumed_from", json_string(resume));
+    char kernels[160];
+    backend_cpu_describe(kernels, sizeof kernels); /* the data pipeline's, on a GPU run */
+    if (info) json_object_set_new(info, "cpu_kernels", json_string(kernels));
     if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch, info)) != TIPC_OK)
         goto out;
     if (!o->log) json_decref(info);

@@ -2,8 +2,10 @@
  * net_train_step): round-to-nearest-even conversions (ties, NaN, inf, overflow, subnormals), the
  * vector kernels equal to the scalar reference, the loss scaler's update rule, a forced overflow
  * that skips the step (parameters and momentum unchanged) and halves the scale, growth after
- * good steps, and bf16/fp16 training loss curves against fp32 (tolerance stated below). */
+ * good steps, and bf16/fp16 training loss curves against fp32 (tolerance stated below). Run once per
+ * CPU kernel level by tests/run.sh (isa_test.h). */
 #include "testutil.h"
+#include "isa_test.h"
 
 #include "../../engine/model/mobilenet_v3.h"
 #include "../../engine/model/train_step.h"
@@ -124,9 +126,14 @@ static void test_unscale_check_and_update(void **state)
     assert_true(st[AMP_SCALE] == 8.0f && st[AMP_SKIPPED] == 2);
 }
 
-/* a small MobileNetV3 (10 classes, 32 px, batch 4) with deterministic data */
+/* a small MobileNetV3 (10 classes, 64 px, batch 4) with deterministic data. Not 32 px: there the
+ * last stages' maps are 1x1, so each of their BNs normalises 4 values (batch 4), and that
+ * amplifies a 1e-7 relative change of the weights into 2-7% of the loss by step 9: fp32 itself
+ * then ends anywhere in 0.55-0.65 depending on OpenBLAS's kernels (SkylakeX vs Haswell summation
+ * order) and FMA, which is what failed on AVX2 CPUs. At 64 px (2x2 maps, 16 values) the same
+ * change moves step 9 by about 1e-6. */
 #define B 4
-#define RES 32
+#define RES 64
 static void build(struct net *net, enum precision p, int growth_interval)
 {
     struct mbv3_config cfg = {.num_classes = 10, .width_mult = 0.5f, .resolution = RES, .dropout = 0};
@@ -180,9 +187,10 @@ static void test_forced_overflow_skips_and_halves(void **state)
     net_free(&net);
 }
 
-/* 10 steps on one fixed batch (the loss falls from 2.29 to about 0.56) from the same weights: the bf16 and fp16
- * loss curves stay within 5% (relative) of fp32's at every step, and the final loss is below the
- * first in every precision. Measured: the largest gap is printed for the record. */
+/* 10 steps on one fixed batch (the loss falls from 2.30 to about 1.14) from the same weights: the
+ * bf16 and fp16 loss curves stay within 3% (relative) of fp32's at every step (measured: 1.1% at
+ * most on every CPU kernel level, v2, v3 with OpenBLAS Haswell, v4; printed for the record), and
+ * the final loss is below 0.6 x the first in every precision. */
 static void test_loss_curve_vs_fp32(void **state)
 {
     for (size_t i = 0; i < sizeof g_img; i++) g_img[i] = (uint8_t)(i * 2654435761u >> 24);
@@ -198,7 +206,7 @@ static void test_loss_curve_vs_fp32(void **state)
             assert_false(s.skipped);
             curve[p][k] = s.loss;
         }
-        assert_true(curve[p][STEPS - 1] < 0.5f * curve[p][0]);
+        assert_true(curve[p][STEPS - 1] < 0.6f * curve[p][0]);
         net_free(&net);
     }
     for (int p = 1; p < 3; p++) {
@@ -207,7 +215,7 @@ static void test_loss_curve_vs_fp32(void **state)
         for (int k = 0; k < STEPS; k++) {
             float rel = fabsf(curve[p][k] - curve[0][k]) / curve[0][k];
             if (rel > worst) worst = rel;
-            if (rel > 0.05f)
+            if (rel > 0.03f)
                 fail_msg("%s step %d: loss %g vs fp32 %g (%.1f%%)", precision_name((enum precision)p), k,
                          curve[p][k], curve[0][k], 100 * rel);
         }
@@ -219,6 +227,7 @@ static void test_loss_curve_vs_fp32(void **state)
 
 int main(void)
 {
+    isa_test_setup();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bf16_rounding),
         cmocka_unit_test(test_fp16_rounding),

@@ -2,9 +2,10 @@
  * by definition) equals, bit for bit, a plain loop doing what vdpbf16ps does (per output: odd
  * element's product, then even's, each one fp32 FMA), on odd sizes (row, column and K tails) and
  * on a K long enough for two K chunks; and is within fp32 accumulation error of a double
- * reference. The native kernel (vdpbf16ps) runs and is compared only on a CPU with AVX512-BF16;
- * elsewhere that one comparison is skipped with a printed reason. */
+ * reference. The native kernel (vdpbf16ps) runs and is compared only on a CPU with AVX512-BF16
+ * running the x86-64-v4 kernels; elsewhere that one comparison is skipped with a printed reason. */
 #include "testutil.h"
+#include "isa_test.h"
 
 #include "../../engine/ops/cpu/gemm_bf16.h"
 #include "../../engine/ops/precision.h"
@@ -50,11 +51,14 @@ static void test_emulated_equals_vdpbf16ps_order(void **state)
     check(1, 1, 1);
     check(19, 33, 2100);  /* two K chunks */
     if (!gemm_bf16_native())
-        printf("SKIP: native vdpbf16ps kernel not run: this CPU has no AVX512-BF16 (compiled only)\n");
+        printf("SKIP: native vdpbf16ps kernel not run: %s (compiled only)\n",
+               cpu_isa_current() != CPU_ISA_V4 ? "the x86-64-v4 kernels are not running"
+                                                : "this CPU has no AVX512-BF16");
 }
 
 int main(void)
 {
+    isa_test_setup();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_emulated_equals_vdpbf16ps_order),
     };

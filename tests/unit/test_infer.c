@@ -2,6 +2,7 @@
  * against PyTorch's eval-mode logits from the fixture, the inference.tipc round trip, and the
  * loader's rejection of truncated, corrupted and hostile files. */
 #include "testutil.h"
+#include "isa_test.h"
 
 #include <omp.h>
 
@@ -252,6 +253,7 @@ static void test_parts_tile_each_layer(void **state)
 
 int main(void)
 {
+    isa_test_setup();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_folded_matches_pytorch_eval),
         cmocka_unit_test(test_parts_tile_each_layer),

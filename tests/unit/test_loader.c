@@ -3,6 +3,7 @@
  * counts, epochs, sharding through the whole pipeline, and bad images (error with list line, or
  * skipped and counted). */
 #include "testutil.h"
+#include "isa_test.h"
 #include <math.h>
 #include "../../prepare/synth.h"
 #include "../../core/fs.h"
@@ -461,6 +462,7 @@ static void test_drop_last_and_bad_settings(void **state)
 
 int main(void)
 {
+    isa_test_setup();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sampler_shards_disjoint_and_covering),
         cmocka_unit_test(test_rrc_params_follow_torchvision),

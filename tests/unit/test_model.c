@@ -3,6 +3,7 @@
  * train-mode logits and loss, every gradient, parameters and BN statistics after 2 SGD steps,
  * eval-mode logits. Tolerances: forward 1e-4 relative, gradients 1e-3 relative. */
 #include "testutil.h"
+#include "isa_test.h"
 
 #include "../../engine/model/mobilenet_v3.h"
 #include "../../engine/model/train_step.h"
@@ -120,6 +121,7 @@ static void test_sgd_steps_vs_pytorch(void **state)
 
 int main(void)
 {
+    isa_test_setup();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_param_count_full),
         cmocka_unit_test(test_forward_backward_vs_pytorch),

@@ -1,6 +1,7 @@
 /* test_ops.c: every CPU op's backward against central finite differences on tiny shapes
  * (ggml's MODE_GRAD), and each conv path's forward against a naive direct convolution. */
 #include "testutil.h"
+#include "isa_test.h"
 
 #include <omp.h>
 
@@ -422,6 +423,7 @@ static void test_gemm_split(void **state)
 
 int main(void)
 {
+    isa_test_setup();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_general),  cmocka_unit_test(test_conv_stem),
         cmocka_unit_test(test_bn_act_fused),

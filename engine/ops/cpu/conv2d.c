@@ -24,8 +24,8 @@ static int is_direct(const struct conv2d_desc *d) { return d->groups == 1 && d->
 
 size_t conv2d_scratch_floats(const struct conv2d_desc *d)
 {
-    if (conv2d_is_pointwise(d)) /* bf16 on AVX512-BF16: packed weights for gemm_bf16 */
-        return d->prec == PREC_BF16 && gemm_bf16_native() ? gemm_bf16_pack_words(d->Cout, d->Cin) : 0;
+    if (conv2d_is_pointwise(d)) /* bf16: packed weights for gemm_bf16 (sized whatever level runs) */
+        return d->prec == PREC_BF16 ? gemm_bf16_pack_words(d->Cout, d->Cin) : 0;
     if (conv2d_is_depthwise(d)) return (2 + (size_t)DW_CHUNKS) * d->K * d->K * d->Cin;
     size_t M = (size_t)d->N * d->Ho * d->Wo, col = M * (size_t)(d->Cin / d->groups) * d->K * d->K;
     size_t direct = is_direct(d) ? (size_t)d->K * d->K * d->Cin * d->Cout : 0;
@@ -98,30 +98,30 @@ static inline __attribute__((always_inline)) void direct_row(float *out, const f
         float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Co;
         int iy0 = oy * d->stride - d->pad, ix0 = ox * d->stride - d->pad;
         bool inside8 = iy0 >= 0 && iy0 + K <= d->H && ix0 >= 0 && ox + 7 < d->Wo &&
-                       (ox + 7) * d->stride - d->pad + K <= d->W && Co % 16 == 0;
-        if (inside8) { /* eight pixels, eight independent accumulator chains */
+                       (ox + 7) * d->stride - d->pad + K <= d->W && Co % VW == 0;
+        if (inside8) { /* eight pixels, eight independent accumulator chains of VW channels */
             size_t sx = (size_t)d->stride * Ci;
             const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * Ci;
-            for (int c0 = 0; c0 < Co; c0 += 16) {
-                v16 a[8] = {{0}};
+            for (int c0 = 0; c0 < Co; c0 += VW) {
+                vf a[8] = {{0}};
                 for (int ky = 0; ky < K; ky++)
                     for (int kx = 0; kx < K; kx++) {
                         const float *ip = base + ((size_t)ky * d->W + kx) * Ci;
                         const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
                         for (int ci = 0; ci < Ci; ci++, wp += Co) {
-                            v16 wv = ld16(wp);
+                            vf wv = ldv(wp);
                             for (int p = 0; p < 8; p++) a[p] += ip[ci + p * sx] * wv;
                         }
                     }
-                for (int p = 0; p < 8; p++) st16(o + (size_t)p * Co + c0, a[p]);
+                for (int p = 0; p < 8; p++) stv(o + (size_t)p * Co + c0, a[p]);
             }
             ox += 7;
             continue;
         }
-        for (int c0 = 0; c0 < Co; c0 += 16) {
-            int cn = Co - c0 < 16 ? Co - c0 : 16;
-            v16 acc = {0};
-            float part[16] = {0};
+        for (int c0 = 0; c0 < Co; c0 += VW) {
+            int cn = Co - c0 < VW ? Co - c0 : VW;
+            vf acc = {0};
+            float part[VW] = {0};
             for (int ky = 0; ky < K; ky++) {
                 int iy = oy * d->stride - d->pad + ky;
                 if (iy < 0 || iy >= d->H) continue;
@@ -131,14 +131,14 @@ static inline __attribute__((always_inline)) void direct_row(float *out, const f
                     const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * Ci;
                     const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
                     for (int ci = 0; ci < Ci; ci++, wp += Co) {
-                        if (cn == 16)
-                            acc += ip[ci] * ld16(wp);
+                        if (cn == VW)
+                            acc += ip[ci] * ldv(wp);
                         else
                             for (int j = 0; j < cn; j++) part[j] += ip[ci] * wp[j];
                     }
                 }
             }
-            if (cn == 16) st16(o + c0, acc);
+            if (cn == VW) stv(o + c0, acc);
             else memcpy(o + c0, part, sizeof(float) * (size_t)cn);
         }
     }
@@ -254,7 +254,7 @@ void conv2d_bias_act_part_cpu(float *out, const float *in, const float *packed, 
     int r0 = 0, r1 = R, c0 = 0, c1 = Co;
     if (conv2d_is_pointwise(d)) { /* rows are pixels here */
         r1 = M;
-        if (M >= 8 * nparts * 16 || Co < 32 * nparts) part_range_int(M, part, nparts, 8, &r0, &r1);
+        if (M >= 8 * nparts * 16 || Co < 32 * nparts) part_range_int(M, part, nparts, PW_MR, &r0, &r1);
         else part_range_int(Co, part, nparts, 16, &c0, &c1);
         pwconv_bias_act_cpu(out, in, packed, act, d->Cin, Co, r0, r1, c0, c1);
         return;

@@ -20,13 +20,14 @@ void depthwise_transpose_cpu(float *wt, const float *w, int C, int KK)
         for (int k = 0; k < KK; k++) wt[(size_t)k * C + c] = w[(size_t)c * KK + k];
 }
 
-/* Depthwise blocks: VW channels (a v16 or v8 register) of 4 neighbouring output pixels (four
- * independent accumulator chains), or 4 x VW channels of one pixel (again four chains), summed
+/* Depthwise blocks: one register of channels (VW of them, or 8: half an AVX-512 register) of 4
+ * neighbouring output pixels (four independent accumulator chains), or 4 x VW channels of one
+ * pixel (again four chains), summed
  * over the taps in registers, then act(x + bias) when bias is given (inference), stored once.
  * `base` is the input at the block's top-left tap, sx the input step between neighbouring
  * output pixels, taps ky0..ky1 x kx0..kx1. */
-#define DW_BLOCKS(VT, VW, LD, ST)                                                                     \
-    static void dw4_##VW(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, \
+#define DW_BLOCKS(VT, SFX, LD, ST, ACT)                                                                     \
+    static void dw4_##SFX(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, \
                          int ky1, int W, size_t sx, const float *bias, enum act_kind act, int add)    \
     {                                                                                                 \
         VT a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};                                                    \
@@ -41,52 +42,56 @@ void depthwise_transpose_cpu(float *wt, const float *w, int C, int KK)
             }                                                                                         \
         if (bias) {                                                                                   \
             VT b = LD(bias + c0);                                                                     \
-            a0 = act##VW(a0 + b, act), a1 = act##VW(a1 + b, act);                                     \
-            a2 = act##VW(a2 + b, act), a3 = act##VW(a3 + b, act);                                     \
+            a0 = ACT(a0 + b, act), a1 = ACT(a1 + b, act);                                     \
+            a2 = ACT(a2 + b, act), a3 = ACT(a3 + b, act);                                     \
         }                                                                                             \
         if (add) a0 += LD(o + c0), a1 += LD(o + C + c0), a2 += LD(o + 2 * C + c0), a3 += LD(o + 3 * C + c0); \
         ST(o + c0, a0), ST(o + C + c0, a1), ST(o + 2 * C + c0, a2), ST(o + 3 * C + c0, a3);          \
     }                                                                                                 \
-    static void dw1_##VW(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, \
+    static void dw1_##SFX(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, \
                          int ky1, int kx0, int kx1, int W, const float *bias, enum act_kind act, int add) \
     {                                                                                                 \
         VT acc = {0};                                                                                 \
         for (int ky = ky0; ky < ky1; ky++)                                                            \
             for (int kx = kx0; kx < kx1; kx++)                                                        \
                 acc += LD(base + ((size_t)ky * W + kx) * C + c0) * LD(wt + (size_t)(ky * K + kx) * C + c0); \
-        if (bias) acc = act##VW(acc + LD(bias + c0), act);                                            \
+        if (bias) acc = ACT(acc + LD(bias + c0), act);                                            \
         if (add) acc += LD(o + c0);                                                                   \
         ST(o + c0, acc);                                                                              \
     }
-DW_BLOCKS(v16, 16, ld16, st16)
-DW_BLOCKS(v8, 8, ld8, st8)
+DW_BLOCKS(vf, v, ldv, stv, actv)
+#if VW > 8
+DW_BLOCKS(v8, 8, ld8, st8, act8)
+#endif
 
-/* 64 channels of one pixel: four chains (one chain of 25 dependent multiply-adds per 16
- * channels left the FMA units idle on 7x7 maps, where every pixel is a border pixel) */
-static void dw1x4_16(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, int ky1,
+/* 4 x VW channels of one pixel: four chains (one chain of 25 dependent multiply-adds per
+ * register left the FMA units idle on 7x7 maps, where every pixel is a border pixel) */
+static void dw1x4(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, int ky1,
                      int kx0, int kx1, int W, const float *bias, enum act_kind act, int add)
 {
-    v16 a[4] = {{0}};
+    vf a[4] = {{0}};
     for (int ky = ky0; ky < ky1; ky++)
         for (int kx = kx0; kx < kx1; kx++) {
             const float *ip = base + ((size_t)ky * W + kx) * C + c0, *wp = wt + (size_t)(ky * K + kx) * C + c0;
-            for (int j = 0; j < 4; j++) a[j] += ld16(ip + 16 * j) * ld16(wp + 16 * j);
+            for (int j = 0; j < 4; j++) a[j] += ldv(ip + VW * j) * ldv(wp + VW * j);
         }
     for (int j = 0; j < 4; j++) {
-        if (bias) a[j] = act16(a[j] + ld16(bias + c0 + 16 * j), act);
-        if (add) a[j] += ld16(o + c0 + 16 * j);
-        st16(o + c0 + 16 * j, a[j]);
+        if (bias) a[j] = actv(a[j] + ldv(bias + c0 + VW * j), act);
+        if (add) a[j] += ldv(o + c0 + VW * j);
+        stv(o + c0 + VW * j, a[j]);
     }
 }
 
-/* Channels in chunks of 64, 16, then 8 (MobileNetV3's widths are multiples of 8), then scalars. */
+/* Channels in chunks of 4 x VW, VW, then 8 (MobileNetV3's widths are multiples of 8), then scalars. */
 static void dw_pixel(float *o, const float *base, const float *wt, int C, int c0, int c1, int K, int ky0, int ky1,
                      int kx0, int kx1, int W, const float *bias, enum act_kind act, int add)
 {
     int c = c0;
-    for (; c + 64 <= c1; c += 64) dw1x4_16(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W, bias, act, add);
-    for (; c + 16 <= c1; c += 16) dw1_16(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W, bias, act, add);
+    for (; c + 4 * VW <= c1; c += 4 * VW) dw1x4(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W, bias, act, add);
+    for (; c + VW <= c1; c += VW) dw1_v(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W, bias, act, add);
+#if VW > 8
     for (; c + 8 <= c1; c += 8) dw1_8(o, base, wt, C, c, K, ky0, ky1, kx0, kx1, W, bias, act, add);
+#endif
     for (; c < c1; c++) {
         float a = 0;
         for (int ky = ky0; ky < ky1; ky++)
@@ -113,8 +118,10 @@ void depthwise_row_cpu(float *out, const float *in, const float *wt, const struc
         if (ix0 >= 0 && ox + 3 < d->Wo && (ox + 3) * d->stride - d->pad + K <= d->W && (c1 - c0) % 8 == 0) {
             size_t sx = (size_t)d->stride * C;
             int c = c0;
-            for (; c + 16 <= c1; c += 16) dw4_16(o, base, wt, C, c, K, ky0, ky1, d->W, sx, bias, act, add);
+            for (; c + VW <= c1; c += VW) dw4_v(o, base, wt, C, c, K, ky0, ky1, d->W, sx, bias, act, add);
+#if VW > 8
             for (; c < c1; c += 8) dw4_8(o, base, wt, C, c, K, ky0, ky1, d->W, sx, bias, act, add);
+#endif
             ox += 3;
             continue;
         }
@@ -132,7 +139,7 @@ void depthwise_forward_cpu(float *out, const float *in, const float *w, const st
 }
 
 /* Weight gradient of one output row (image n, row oy) into dwt (KK, C), transposed: for each
- * tap and 16 channels, the products over the row's pixels are summed in registers (four
+ * tap and VW channels, the products over the row's pixels are summed in registers (four
  * chains over neighbouring pixels) and added to dwt once per row. */
 static void dw_grad_row(float *dwt, const float *dout, const float *in, const struct conv2d_desc *d, int n, int oy)
 {
@@ -149,24 +156,26 @@ static void dw_grad_row(float *dwt, const float *dout, const float *in, const st
             if (ox1 > d->Wo) ox1 = d->Wo;
             float *gw = dwt + (size_t)(ky * K + kx) * C;
             int c = 0;
-            for (; c + 16 <= C; c += 16) {
-                v16 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+            for (; c + VW <= C; c += VW) {
+                vf a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
                 int ox = ox0;
                 for (; ox + 4 <= ox1; ox += 4) {
                     const float *g = go + (size_t)ox * C + c, *x = irow + (size_t)(ox * s - d->pad + kx) * C + c;
                     size_t sx = (size_t)s * C;
-                    a0 += ld16(g) * ld16(x);
-                    a1 += ld16(g + C) * ld16(x + sx);
-                    a2 += ld16(g + 2 * C) * ld16(x + 2 * sx);
-                    a3 += ld16(g + 3 * C) * ld16(x + 3 * sx);
+                    a0 += ldv(g) * ldv(x);
+                    a1 += ldv(g + C) * ldv(x + sx);
+                    a2 += ldv(g + 2 * C) * ldv(x + 2 * sx);
+                    a3 += ldv(g + 3 * C) * ldv(x + 3 * sx);
                 }
-                for (; ox < ox1; ox++) a0 += ld16(go + (size_t)ox * C + c) * ld16(irow + (size_t)(ox * s - d->pad + kx) * C + c);
-                st16(gw + c, ld16(gw + c) + ((a0 + a1) + (a2 + a3)));
+                for (; ox < ox1; ox++) a0 += ldv(go + (size_t)ox * C + c) * ldv(irow + (size_t)(ox * s - d->pad + kx) * C + c);
+                stv(gw + c, ldv(gw + c) + ((a0 + a1) + (a2 + a3)));
             }
-            for (; c < C; c++) {
-                float a = 0;
-                for (int ox = ox0; ox < ox1; ox++) a += go[(size_t)ox * C + c] * irow[(size_t)(ox * s - d->pad + kx) * C + c];
-                gw[c] += a;
+            for (; c < C; c++) { /* the same four chains, so every width sums in one order */
+                float a[4] = {0};
+                int full = ox1 > ox0 ? (ox1 - ox0) / 4 * 4 : 0; /* pixels in whole groups of 4 */
+                for (int ox = ox0; ox < ox1; ox++)
+                    a[ox - ox0 < full ? (ox - ox0) % 4 : 0] += go[(size_t)ox * C + c] * irow[(size_t)(ox * s - d->pad + kx) * C + c];
+                gw[c] += (a[0] + a[1]) + (a[2] + a[3]);
             }
         }
     }
@@ -174,7 +183,7 @@ static void dw_grad_row(float *dwt, const float *dout, const float *in, const st
 
 /* Input gradient of one input row (image n, row iy) for strides > 1, gathered: each input
  * pixel lists the (tap, output pixel) pairs that read it (for stride s only taps of the right
- * parity), then sums them for 64 channels at a time in four register chains and stores or adds
+ * parity), then sums them for 4 x VW channels at a time in four register chains and stores or adds
  * once. No scatter, so nothing to clear first. Stride 1 is a plain conv (see below). */
 static void dw_input_grad_row(float *din, const float *dout, const float *wt, const struct conv2d_desc *d, int n,
                               int iy, int acc)
@@ -195,16 +204,16 @@ static void dw_input_grad_row(float *din, const float *dout, const float *wt, co
             }
         }
         int c = 0;
-        for (; c + 64 <= C; c += 64) {
-            v16 a[4] = {{0}};
+        for (; c + 4 * VW <= C; c += 4 * VW) {
+            vf a[4] = {{0}};
             for (int t = 0; t < nt; t++)
-                for (int j = 0; j < 4; j++) a[j] += ld16(dout + go_off[t] + c + 16 * j) * ld16(wt + w_off[t] + c + 16 * j);
-            for (int j = 0; j < 4; j++) st16(o + c + 16 * j, acc ? ld16(o + c + 16 * j) + a[j] : a[j]);
+                for (int j = 0; j < 4; j++) a[j] += ldv(dout + go_off[t] + c + VW * j) * ldv(wt + w_off[t] + c + VW * j);
+            for (int j = 0; j < 4; j++) stv(o + c + VW * j, acc ? ldv(o + c + VW * j) + a[j] : a[j]);
         }
-        for (; c + 16 <= C; c += 16) {
-            v16 a = {0};
-            for (int t = 0; t < nt; t++) a += ld16(dout + go_off[t] + c) * ld16(wt + w_off[t] + c);
-            st16(o + c, acc ? ld16(o + c) + a : a);
+        for (; c + VW <= C; c += VW) {
+            vf a = {0};
+            for (int t = 0; t < nt; t++) a += ldv(dout + go_off[t] + c) * ldv(wt + w_off[t] + c);
+            stv(o + c, acc ? ldv(o + c) + a : a);
         }
         for (; c < C; c++) {
             float a = 0;

@@ -1,6 +1,7 @@
 /* conv2d_pw.c: the inference pointwise conv: out (M, Co) = act(in (M, Ci) . w^T + bias) with the
- * weights packed once into 16-column panels, a register-blocked 8x32 kernel and the epilogue
- * applied in registers before the one store. At batch 1 these GEMMs are small (M = 49..3136,
+ * weights packed once into 16-column panels (the same packing at every ISA level), a
+ * register-blocked kernel (PW_MR rows x PW_NP panels, sized per level in simd.h) and the
+ * epilogue applied in registers before the one store. At batch 1 these GEMMs are small (M = 49..3136,
  * Ci, Co = 16..576) and OpenBLAS re-packed both operands on every call: that and the separate
  * bias/activation pass were most of their time. Not here: training (conv2d.c, through sgemm). */
 
@@ -8,8 +9,6 @@
 #pragma GCC optimize("fp-contract=fast")
 #include "simd.h"
 #include "../../../core/banned.h"
-
-#define PW_ROWS 8
 
 static int npanels(int Co) { return (Co + 15) / 16; }
 
@@ -30,56 +29,67 @@ void pwconv_pack_cpu(float *packed, const float *w, const float *bias, int Ci, i
 }
 
 /* R rows r[0..R-1] (pointers into `in`, the last repeated for a short block) times NP panels
- * (1 or 2) starting at `pan`, then act(x + bias) in registers; `cols` output columns stored to
- * o[i*Co] for the first `rows` rows. */
-#define PW_KERNEL(R, NP)                                                                           \
-    static void pw_kernel_##R##_##NP(float *o, int Co, int rows, int cols, const float *const *r,  \
+ * starting at `pan`, then act(x + bias) in registers; `cols` output columns stored to o[i*Co]
+ * for the first `rows` rows. R x NP x 16 / VW accumulators (simd.h sizes them to the level's
+ * register file: 16 on AVX-512, 12 on AVX2 and SSE). */
+#define PW_NV (16 / VW) /* vectors per panel */
+#define PW_KERNEL(NAME, R, NP)                                                                     \
+    static void NAME(float *o, int Co, int rows, int cols, const float *const *r,  \
                                      const float *pan, const float *pb, int Ci, enum act_kind act) \
     {                                                                                              \
-        v16 a[R][NP];                                                                              \
+        vf a[R][NP * PW_NV];                                                                       \
         memset(a, 0, sizeof a);                                                                    \
-        const float *p1 = pan + (size_t)Ci * 16;                                                   \
         for (int k = 0; k < Ci; k++) {                                                             \
-            v16 b0 = ld16(pan + (size_t)k * 16), b1 = NP > 1 ? ld16(p1 + (size_t)k * 16) : b0;     \
+            vf b[NP * PW_NV];                                                                      \
+            for (int p = 0; p < NP; p++)                                                           \
+                for (int v = 0; v < PW_NV; v++) b[p * PW_NV + v] = ldv(pan + ((size_t)p * Ci + k) * 16 + v * VW); \
             for (int i = 0; i < R; i++) {                                                          \
                 float x = r[i][k];                                                                 \
-                a[i][0] += x * b0;                                                                 \
-                if (NP > 1) a[i][NP - 1] += x * b1;                                                \
+                for (int j = 0; j < NP * PW_NV; j++) a[i][j] += x * b[j];                          \
             }                                                                                      \
         }                                                                                          \
-        for (int p = 0; p < NP; p++) {                                                             \
-            v16 b = ld16(pb + p * 16);                                                             \
-            for (int i = 0; i < R; i++) a[i][p] = act16(a[i][p] + b, act);                         \
+        for (int j = 0; j < NP * PW_NV; j++) {                                                     \
+            vf b = ldv(pb + j * VW);                                                               \
+            for (int i = 0; i < R; i++) a[i][j] = actv(a[i][j] + b, act);                          \
         }                                                                                          \
         if (cols == NP * 16) {                                                                     \
             for (int i = 0; i < rows; i++)                                                         \
-                for (int p = 0; p < NP; p++) st16(o + (size_t)i * Co + p * 16, a[i][p]);           \
+                for (int j = 0; j < NP * PW_NV; j++) stv(o + (size_t)i * Co + j * VW, a[i][j]);    \
         } else {                                                                                   \
             for (int i = 0; i < rows; i++) memcpy(o + (size_t)i * Co, a[i], sizeof(float) * (size_t)cols); \
         }                                                                                          \
     }
-PW_KERNEL(8, 1)
-PW_KERNEL(8, 2)
-PW_KERNEL(4, 1)
-PW_KERNEL(4, 2)
+/* full blocks of PW_MR rows, the rest in blocks of PW_SHORT (a short last one repeats a row);
+ * blocks of PW_NP panels, a last single panel where fewer columns are left */
+#define PW_SHORT ((PW_MR + 1) / 2)
+PW_KERNEL(pw_block, PW_MR, PW_NP)
+PW_KERNEL(pw_block_short, PW_SHORT, PW_NP)
+#if PW_NP > 1
+PW_KERNEL(pw_panel, PW_MR, 1)
+PW_KERNEL(pw_panel_short, PW_SHORT, 1)
+#endif
 
 void pwconv_bias_act_cpu(float *out, const float *in, const float *packed, enum act_kind act, int Ci, int Co,
                          int r0, int r1, int c0, int c1)
 {
     const float *pb = packed + (size_t)npanels(Co) * 16 * Ci;
     for (int m = r0; m < r1;) {
-        /* full blocks of PW_ROWS, the rest in blocks of 4 (a short last one repeats a row) */
-        int big = r1 - m >= PW_ROWS, rows = big ? PW_ROWS : r1 - m < 4 ? r1 - m : 4;
-        const float *r[PW_ROWS];
-        for (int i = 0; i < PW_ROWS; i++) r[i] = in + (size_t)(m + (i < rows ? i : rows - 1)) * Ci;
-        for (int c = c0; c < c1; c += 32) {
-            int cols = c1 - c < 32 ? c1 - c : 32;
+        int big = r1 - m >= PW_MR, rows = big ? PW_MR : r1 - m < PW_SHORT ? r1 - m : PW_SHORT;
+        const float *r[PW_MR];
+        for (int i = 0; i < PW_MR; i++) r[i] = in + (size_t)(m + (i < rows ? i : rows - 1)) * Ci;
+        for (int c = c0; c < c1; c += PW_NP * 16) {
+            int cols = c1 - c < PW_NP * 16 ? c1 - c : PW_NP * 16;
             const float *pan = packed + (size_t)(c / 16) * Ci * 16;
             float *o = out + (size_t)m * Co + c;
-            if (big && cols > 16) pw_kernel_8_2(o, Co, rows, cols, r, pan, pb + c, Ci, act);
-            else if (big) pw_kernel_8_1(o, Co, rows, cols, r, pan, pb + c, Ci, act);
-            else if (cols > 16) pw_kernel_4_2(o, Co, rows, cols, r, pan, pb + c, Ci, act);
-            else pw_kernel_4_1(o, Co, rows, cols, r, pan, pb + c, Ci, act);
+#if PW_NP > 1
+            if (cols <= 16) {
+                if (big) pw_panel(o, Co, rows, cols, r, pan, pb + c, Ci, act);
+                else pw_panel_short(o, Co, rows, cols, r, pan, pb + c, Ci, act);
+                continue;
+            }
+#endif
+            if (big) pw_block(o, Co, rows, cols, r, pan, pb + c, Ci, act);
+            else pw_block_short(o, Co, rows, cols, r, pan, pb + c, Ci, act);
         }
         m += rows;
     }

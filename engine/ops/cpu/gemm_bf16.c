@@ -1,11 +1,15 @@
 /* gemm_bf16.c: see gemm_bf16.h. Blocking: 8 rows of A (their bf16 pairs built once per K chunk
  * on the stack) x one 16-column panel of packed B, 8 zmm accumulators; rows split across the
- * OpenMP team in blocks of 8. */
+ * OpenMP team in blocks of 8. The AVX-512 bodies carry target attributes and the _v4 suffix of
+ * the x86-64-v4 kernels (cpu_isa.h): they run only while that level runs. */
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include <math.h>
 #include <string.h>
 
 #include "gemm_bf16.h"
+#include "../cpu_isa.h"
 #include "../ops.h"
 #include "../../../core/banned.h"
 
@@ -14,14 +18,22 @@
 
 static inline uint32_t hi16(const float *p) { uint32_t u; memcpy(&u, p, 4); return u >> 16; }
 
+/* the running kernels are the AVX-512 ones (a forced lower level never uses it) */
 bool gemm_bf16_native(void)
 {
+#if !defined(__x86_64__)
+    return false;
+#endif
     static int have = -1;
     if (have < 0) {
+#if defined(__x86_64__)
         __builtin_cpu_init();
         have = __builtin_cpu_supports("avx512bf16") ? 1 : 0;
+#else
+        have = 0;
+#endif
     }
-    return have;
+    return have && cpu_isa_current() == CPU_ISA_V4;
 }
 
 size_t gemm_bf16_pack_words(int N, int K) { return (size_t)((N + 15) / 16) * 16 * (size_t)((K + 1) / 2); }
@@ -55,6 +67,7 @@ static inline float dp_scalar(float acc, uint32_t a, uint32_t b)
     return fmaf(ae, be, fmaf(ao, bo, acc));
 }
 
+#if defined(__x86_64__)
 /* One block: rows [m0, m0 + mr) x all panels, pairs [k0, k0 + kc) (a: their A pairs, MR x kc);
  * first chunk overwrites C, later ones add. DP(acc, a, b) is the vdpbf16ps step. */
 #define BLOCK_BODY(DP)                                                                              \
@@ -75,7 +88,7 @@ static inline float dp_scalar(float acc, uint32_t a, uint32_t b)
     }
 
 #define NATIVE_DP(acc, a, b) _mm512_dpbf16_ps(acc, (__m512bh)(a), (__m512bh)(b))
-static inline __attribute__((target("avx512f"))) __m512 emul_dp(__m512 acc, __m512i a, __m512i b)
+static inline __attribute__((target("avx512f"))) __m512 emul_dp_v4(__m512 acc, __m512i a, __m512i b)
 {
     __m512i hi = _mm512_set1_epi32((int)0xffff0000u);
     acc = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(a, hi)), _mm512_castsi512_ps(_mm512_and_si512(b, hi)),
@@ -83,20 +96,22 @@ static inline __attribute__((target("avx512f"))) __m512 emul_dp(__m512 acc, __m5
     return _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(a, 16)), _mm512_castsi512_ps(_mm512_slli_epi32(b, 16)),
                            acc);
 }
-#define EMUL_DP(acc, a, b) emul_dp(acc, a, b)
+#define EMUL_DP(acc, a, b) emul_dp_v4(acc, a, b)
 
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void block_native(
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void block_native_v4(
     int m0, int mr, int k0, int kc, bool first, int N, int K2, int np, const uint32_t *a, const uint32_t *pack,
     float *C, int ldc)
 {
     BLOCK_BODY(NATIVE_DP)
 }
-__attribute__((target("avx512f"))) static void block_emul(int m0, int mr, int k0, int kc, bool first, int N, int K2,
+__attribute__((target("avx512f"))) static void block_emul_v4(int m0, int mr, int k0, int kc, bool first, int N, int K2,
                                                           int np, const uint32_t *a, const uint32_t *pack, float *C,
                                                           int ldc)
 {
     BLOCK_BODY(EMUL_DP)
 }
+
+#endif
 
 static void block_scalar(int m0, int mr, int k0, int kc, bool first, int N, int K2, const uint32_t *a,
                          const uint32_t *pack, float *C, int ldc)
@@ -115,7 +130,7 @@ void gemm_bf16_nt(bool native, int M, int N, int K, const float *A, int lda, con
 {
     pack_b(pack, N, K, B, ldb);
     int K2 = (K + 1) / 2, np = (N + 15) / 16, nblk = (M + MR - 1) / MR;
-    bool avx512 = __builtin_cpu_supports("avx512f");
+    bool avx512 = cpu_isa_current() == CPU_ISA_V4;
 #pragma omp parallel for schedule(dynamic, 4) if ((double)M * N * K >= 4.0 * OMP_MIN_WORK * 16)
     for (int blk = 0; blk < nblk; blk++) {
         uint32_t a[MR * KC];
@@ -124,9 +139,12 @@ void gemm_bf16_nt(bool native, int M, int N, int K, const float *A, int lda, con
             int kc = K2 - k0 < KC ? K2 - k0 : KC;
             for (int r = 0; r < mr; r++)
                 for (int kk = 0; kk < kc; kk++) a[r * KC + kk] = pair(A + (size_t)(m0 + r) * lda, 2 * (k0 + kk), K);
-            if (native) block_native(m0, mr, k0, kc, k0 == 0, N, K2, np, a, pack, C, ldc);
-            else if (avx512) block_emul(m0, mr, k0, kc, k0 == 0, N, K2, np, a, pack, C, ldc);
-            else block_scalar(m0, mr, k0, kc, k0 == 0, N, K2, a, pack, C, ldc);
+#if defined(__x86_64__)
+            if (native) block_native_v4(m0, mr, k0, kc, k0 == 0, N, K2, np, a, pack, C, ldc);
+            else if (avx512) block_emul_v4(m0, mr, k0, kc, k0 == 0, N, K2, np, a, pack, C, ldc);
+            else
+#endif
+                block_scalar(m0, mr, k0, kc, k0 == 0, N, K2, a, pack, C, ldc);
         }
     }
 }

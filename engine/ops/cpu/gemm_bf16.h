@@ -5,7 +5,8 @@
  * Two kernels from one body, chosen at run time:
  * - native: AVX512-BF16's vdpbf16ps (two bf16 products per fp32 lane per instruction), compiled
  *   with a target attribute so any x86-64 build has it; runs only where
- *   __builtin_cpu_supports("avx512bf16") (Cooper Lake, Sapphire Rapids, Zen 4 and later);
+ *   __builtin_cpu_supports("avx512bf16") (Cooper Lake, Sapphire Rapids, Zen 4 and later) and the
+ *   x86-64-v4 kernels run (cpu_isa.h: a forced lower level takes the fallback below);
  * - emulated: the same loop with vdpbf16ps replaced by its definition (two fp32 FMAs of the
  *   widened bf16 halves, odd element first), bit-identical to the native one except that
  *   vdpbf16ps treats subnormal inputs and outputs as zero. It exists to test the kernel's packing
@@ -17,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* this CPU runs vdpbf16ps (checked once) */
+/* this CPU runs vdpbf16ps (checked once) and the x86-64-v4 kernels are running */
 bool gemm_bf16_native(void);
 /* 32-bit words of B packed for the kernel: 16-column panels x ceil(K/2) bf16 pairs */
 size_t gemm_bf16_pack_words(int N, int K);

@@ -3,48 +3,39 @@
  * finite check, the skippable SGD step and the scaler's update. Named sgd_amp so it pairs with the
  * CUDA twins in ops/cuda/sgd_amp.cu (check_layout pairs op files by the name's first word).
  *
- * Rounding is exact round-to-nearest-even either way: bf16 with integer arithmetic on the bits
- * (the same as bf16_from_f32), fp16 through F16C/AVX-512F's vcvtps2ph with RNE (IEEE binary16:
- * inf past 65504, subnormals kept), which tests/unit/test_amp.c checks against the scalar
- * reference; without AVX-512F (another -march) the scalar reference runs. */
+ * Rounding is exact round-to-nearest-even either way, on one register at a time (simd.h's vf,
+ * so each ISA level gets its width): bf16 with integer arithmetic on the bits (the same steps
+ * as bf16_from_f32), fp16 through the compiler's IEEE binary16 conversion (F16C's vcvtps2ph
+ * with RNE on x86-64-v3/v4, NEON's fcvtn on aarch64, libgcc's soft-float on v2: inf past 65504,
+ * subnormals kept), which tests/unit/test_amp.c checks against the scalar reference. */
 #include <math.h>
-#ifdef __AVX512F__
-#include <immintrin.h>
-#endif
 
-#include "../ops.h"
+#include "simd.h"
 #include "../../../core/banned.h"
 
 /* the elements of one OpenMP chunk: a multiple of 16 so every chunk but the last is whole vectors */
 #define CHUNK 16384
 
-#ifdef __AVX512F__
-static inline __m512 round_bf16_v(__m512 x)
+static inline vf round_bf16_v(vf x)
 {
-    __m512i u = _mm512_castps_si512(x);
-    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
-    __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-    r = _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x00400000)); /* NaN: quiet, no carry */
-    return _mm512_castsi512_ps(_mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u)));
+    vu u = (vu)x;
+    vu r = u + 0x7fffu + ((u >> 16) & 1u);
+    vu nan = (vu)(x != x);
+    r = (r & ~nan) | ((u | 0x00400000u) & nan); /* NaN: quiet, no carry */
+    return (vf)(r & 0xffff0000u);
 }
-static inline __m512 round_fp16_v(__m512 x)
-{
-    return _mm512_cvtph_ps(_mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-}
-#endif
+
+typedef _Float16 vh __attribute__((vector_size(VW * 2)));
+static inline vf round_fp16_v(vf x) { return __builtin_convertvector(__builtin_convertvector(x, vh), vf); }
 
 /* out[0..n) = round_p(in * mul) */
 static void round_run(float *out, const float *in, size_t n, float mul, enum precision p)
 {
     size_t i = 0;
-#ifdef __AVX512F__
-    __m512 m = _mm512_set1_ps(mul);
     if (p == PREC_BF16)
-        for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, round_bf16_v(_mm512_mul_ps(_mm512_loadu_ps(in + i), m)));
+        for (; i + VW <= n; i += VW) stv(out + i, round_bf16_v(ldv(in + i) * mul));
     else if (p == PREC_FP16)
-        for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, round_fp16_v(_mm512_mul_ps(_mm512_loadu_ps(in + i), m)));
-#endif
+        for (; i + VW <= n; i += VW) stv(out + i, round_fp16_v(ldv(in + i) * mul));
     for (; i < n; i++) out[i] = round_to(in[i] * mul, p);
 }
 

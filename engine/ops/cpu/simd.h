@@ -1,23 +1,55 @@
-/* simd.h: the CPU kernels' vector types (GCC vector extensions: one AVX-512 register, or two
- * AVX ones, per v16), the folded-BN epilogue act(x + bias) on registers, and the scalar
- * activation and its derivative that every elementwise kernel uses (one definition, so the
- * kinks are decided the same way in act.c and in the fused BN of bn.c). Loads and stores go
- * through memcpy: no alignment assumed. Not here: any kernel. */
+/* simd.h: the CPU kernels' vector type and register blocking for the ISA level this file is
+ * compiled for (engine/backend/cpu_isa.h: each kernel source is compiled once per level, with
+ * that level's -march, and the best one the CPU runs is picked at start-up):
+ *   x86-64-v4 (AVX-512, 32 registers)   VW 16 floats, pointwise block 8 rows x 32 columns
+ *   x86-64-v3 (AVX2 + FMA, 16 registers) VW 8,         pointwise block 6 rows x 16 columns
+ *   x86-64-v2 (SSE4.2, 16 registers)     VW 4,         pointwise block 3 rows x 16 columns
+ *   aarch64   (NEON, 32 registers)       VW 4,         pointwise block 6 rows x 16 columns
+ * (accumulators: 16, 12, 12 and 24 registers). `vf` is one hardware register (GCC vector
+ * extensions), so a kernel written with vf, VW and the blocking constants is one source for
+ * every level; loads and stores go through memcpy (no alignment assumed). Each output value is
+ * summed in the same order at every width, so v3 and v4 give the same bits; v2 has no FMA.
+ * Also: the folded-BN epilogue act(x + bias) on registers, and the scalar activation and its
+ * derivative that every elementwise kernel uses (one definition, so the kinks are decided the
+ * same way in act.c and in the fused BN of bn.c). Not here: any kernel. */
 #ifndef TIPC_SIMD_H
 #define TIPC_SIMD_H
+#include <stdint.h>
 #include <string.h>
 
 #include "../ops.h"
 
-typedef float v16 __attribute__((vector_size(64)));
-typedef float v8 __attribute__((vector_size(32)));
-typedef int vi16 __attribute__((vector_size(64)));
-typedef int vi8 __attribute__((vector_size(32)));
+#if defined(__AVX512F__)
+#define VW 16
+#define PW_MR 8 /* pointwise kernel: rows per block */
+#define PW_NP 2 /* pointwise kernel: 16-column weight panels per block */
+#elif defined(__AVX2__)
+#define VW 8
+#define PW_MR 6
+#define PW_NP 1
+#elif defined(__aarch64__)
+#define VW 4
+#define PW_MR 6
+#define PW_NP 1
+#else
+#define VW 4
+#define PW_MR 3
+#define PW_NP 1
+#endif
 
-static inline v16 ld16(const float *p) { v16 v; memcpy(&v, p, sizeof v); return v; }
-static inline void st16(float *p, v16 v) { memcpy(p, &v, sizeof v); }
+typedef float vf __attribute__((vector_size(VW * 4)));
+typedef int32_t vi __attribute__((vector_size(VW * 4)));
+typedef uint32_t vu __attribute__((vector_size(VW * 4)));
+static inline vf ldv(const float *p) { vf v; memcpy(&v, p, sizeof v); return v; }
+static inline void stv(float *p, vf v) { memcpy(p, &v, sizeof v); }
+#if VW > 8
+/* half a register where VW is 16 (the nets' channel counts are multiples of 8); only declared
+ * where it fits a register (a wider vector than the level has would change the ABI) */
+typedef float v8 __attribute__((vector_size(32)));
+typedef int32_t vi8 __attribute__((vector_size(32)));
 static inline v8 ld8(const float *p) { v8 v; memcpy(&v, p, sizeof v); return v; }
 static inline void st8(float *p, v8 v) { memcpy(p, &v, sizeof v); }
+#endif
 
 static inline float relu6f(float x) { return x < 0 ? 0 : (x > 6 ? 6 : x); }
 
@@ -47,8 +79,8 @@ static inline float act_grad_scalar(float v, float g, enum act_kind k)
 }
 
 /* act(v + b) for one vector: max/min through compare masks (the extensions have no min/max) */
-#define SIMD_ACT(VT, VI, W)                                                                  \
-    static inline VT act##W(VT v, enum act_kind k)                                           \
+#define SIMD_ACT(NAME, VT, VI)                                                               \
+    static inline VT NAME(VT v, enum act_kind k)                                             \
     {                                                                                        \
         VT zero = {0}, six = zero + 6.0f;                                                    \
         VT t;                                                                                \
@@ -66,7 +98,9 @@ static inline float act_grad_scalar(float v, float g, enum act_kind k)
         }                                                                                    \
         return v;                                                                            \
     }
-SIMD_ACT(v16, vi16, 16)
-SIMD_ACT(v8, vi8, 8)
+SIMD_ACT(actv, vf, vi)
+#if VW > 8
+SIMD_ACT(act8, v8, vi8)
+#endif
 
 #endif
