@@ -36,7 +36,7 @@ ifeq ($(CROSS),aarch64)
 CROSS_PREFIX := aarch64-linux-gnu-
 CC       := $(CROSS_PREFIX)gcc
 CXX      := $(CROSS_PREFIX)g++
-export PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
 QEMU     ?= qemu-aarch64
 else ifneq ($(CROSS),)
 $(error CROSS=$(CROSS): only CROSS=aarch64 is supported)
@@ -60,6 +60,8 @@ endif
 ISA_SRCS := $(addprefix engine/ops/cpu/,act.c add.c bn.c conv2d.c conv2d_dw.c conv2d_pw.c dropout.c normalize.c \
               pool.c se.c sgd.c sgd_amp.c) engine/ops/cpu_kernels.c engine/data/resample.c
 
+PKG_CONFIG ?= pkg-config
+
 ifeq ($(V),1)
 Q :=
 else
@@ -68,13 +70,16 @@ endif
 
 # ---- system libraries (scripts/install-deps.sh installs them) ------------------------------
 PKGS := libcurl libarchive libturbojpeg libjpeg yaml-0.1 openblas libprotobuf-c libmicrohttpd libxml-2.0 jansson libcrypto
+ifeq ($(CROSS),aarch64)
+PKGS := openblas cmocka   # the cross build is the CPU ops and their unit tests only
+endif
 ifneq ($(filter clean,$(MAKECMDGOALS)),clean)
-ifneq ($(shell pkg-config --exists $(PKGS) && echo ok),ok)
+ifneq ($(shell $(PKG_CONFIG) --exists $(PKGS) && echo ok),ok)
 $(error missing libraries ($(PKGS)); run scripts/install-deps.sh)
 endif
 endif
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 # ---- CUDA detection: compile a probe, never dpkg ---------------------------------------------
 CUDA_INC  := -I$(CUDA_HOME)/include -I$(CUDNN_HOME)/include -I$(NCCL_HOME)/include
@@ -136,9 +141,11 @@ features:
 	@printf '# tipc build: %s cuda (USE_CUDA=%s)  %s gloo  %s openblas\n' \
 	  "$(if $(filter 1,$(HAVE_CUDA)),✓,✗)" "$(USE_CUDA)" "✓" "✓"
 
-# build/flags: rebuild everything when the effective flags change (git's GIT-CFLAGS).
-build/flags: FORCE
-	@mkdir -p build
+# build/flags: rebuild everything when the effective flags change (git's GIT-CFLAGS). The cross
+# build keeps its own (build/aarch64/flags), so switching between the two rebuilds nothing.
+FLAGS_FILE := $(if $(CROSS),build/$(CROSS)/flags,build/flags)
+$(FLAGS_FILE): FORCE
+	@mkdir -p $(dir $@)
 	@echo '$(REL_CFLAGS) | $(SAN_CFLAGS) | $(LIBS) | $(HAVE_CUDA) $(GPU_ARCH) $(NVCCFLAGS)' | cmp -s - $@ || \
 	 echo '$(REL_CFLAGS) | $(SAN_CFLAGS) | $(LIBS) | $(HAVE_CUDA) $(GPU_ARCH) $(NVCCFLAGS)' > $@
 
@@ -149,28 +156,32 @@ $(GEN_C): $(ONNX_PROTO)
 build/gen/onnx.pb-c.h: $(GEN_C)
 
 GEN_WARN := -Wno-unused-parameter
-build/rel/gen/%.o: build/gen/%.c build/flags
+build/rel/gen/%.o: build/gen/%.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(COMMON) -O2 -c $< -o $@
-build/san/gen/%.o: build/gen/%.c build/flags
+build/san/gen/%.o: build/gen/%.c $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(COMMON) -O1 -g $(SAN) -c $< -o $@
 
-build/rel/%.o: %.c build/flags | $(GEN_C)
+build/rel/%.o: %.c $(FLAGS_FILE) | $(GEN_C)
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' CC $<
 	$(Q)$(CC) $(REL_CFLAGS) -c $< -o $@
-build/san/%.o: %.c build/flags | $(GEN_C)
+build/san/%.o: %.c $(FLAGS_FILE) | $(GEN_C)
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' CC-SAN $<
 	$(Q)$(CC) $(SAN_CFLAGS) -c $< -o $@
+# -fno-trapping-math: the kernels never read FP exception flags, and without it GCC keeps a compare
+# or multiply under a condition scalar where the level has no masked vector ops (AVX2, SSE);
+# values are unchanged (it only allows computing both sides of a select).
+ISA_CFLAGS := -fno-trapping-math
 # Per-ISA kernels: compiled to isa-raw/LEVEL/, then every symbol they define (the union over the
 # level's objects, so calls between them follow) renamed NAME -> NAME_LEVEL into isa/LEVEL/.
 define ISA_RULES
-build/$(1)/isa-raw/$(2)/%.o: %.c build/flags | $$(GEN_C)
+build/$(1)/isa-raw/$(2)/%.o: %.c $(FLAGS_FILE) | $$(GEN_C)
 	@mkdir -p $$(dir $$@)
 	@printf '  %-6s %s\n' CC-$(2) $$<
-	$$(Q)$$(CC) $$($(3)) -march=$$(ISA_MARCH_$(2)) -c $$< -o $$@
+	$$(Q)$$(CC) $$($(3)) -march=$$(ISA_MARCH_$(2)) $$(ISA_CFLAGS) -c $$< -o $$@
 build/$(1)/isa-raw/$(2)/syms: $(patsubst %.c,build/$(1)/isa-raw/$(2)/%.o,$(ISA_SRCS))
 	$$(Q)$$(NM) --defined-only $$^ | awk 'NF == 3 && $$$$2 ~ /^[TtDdRrBb]$$$$/ && $$$$3 !~ /^\./ \
 	  { print $$$$3, $$$$3 "_$(2)" }' | sort -u > $$@
@@ -181,15 +192,15 @@ endef
 $(foreach l,$(ISA_LEVELS),$(eval $(call ISA_RULES,rel,$(l),REL_CFLAGS)))
 $(foreach l,$(ISA_LEVELS),$(eval $(call ISA_RULES,san,$(l),SAN_CFLAGS)))
 
-build/rel/%.o: %.cc build/flags
+build/rel/%.o: %.cc $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' CXX $<
 	$(Q)$(CXX) $(CXXFLAGS_COMMON) -O2 -g -c $< -o $@
-build/san/%.o: %.cc build/flags
+build/san/%.o: %.cc $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' CXX-SAN $<
 	$(Q)$(CXX) $(CXXFLAGS_COMMON) -O1 -g $(SAN) -c $< -o $@
-build/cuda/%.o: %.cu build/flags
+build/cuda/%.o: %.cu $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' NVCC $<
 	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
@@ -208,14 +219,14 @@ build/san/tipc: build/san/runner/main.o build/san/libtipc.a
 	@printf '  %-6s %s\n' LINK $@
 	$(Q)$(CXX) $(SAN) -o $@ $< build/san/libtipc.a $(LIBS)
 
-build/san/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/san/libtipc.a build/flags
+build/san/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/san/libtipc.a $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' TEST $@
 	$(Q)$(CC) $(SAN_CFLAGS) -Wno-unused-parameter -o $@ $< build/san/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
 
 # A unit test without sanitizers (e.g. for a GPU machine that lacks the sanitizer runtime:
 # scripts/gpu/bundle.sh builds build/rel/tests/test_cuda_ops).
-build/rel/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/rel/libtipc.a build/flags
+build/rel/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/rel/libtipc.a $(FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	@printf '  %-6s %s\n' TEST $@
 	$(Q)$(CC) $(REL_CFLAGS) -Wno-unused-parameter -o $@ $< build/rel/libtipc.a $(shell pkg-config --cflags --libs cmocka) $(LIBS) -lstdc++
@@ -225,8 +236,30 @@ build/rel/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) build/rel/libtipc.a
 test: build/san/tipc bin/tipc $(UNIT_BINS) build/rel/tests/test_cpu_isa
 	$(Q)TIPC=$(CURDIR)/build/san/tipc TIPC_REL=$(CURDIR)/bin/tipc tests/run.sh $(UNIT_BINS) build/rel/tests/test_cpu_isa
 
+ifeq ($(CROSS),aarch64)
+# CROSS=aarch64: the CPU ops (their NEON build through the same sources) and the unit tests that
+# need nothing else, built in build/aarch64/ (no sanitizers: qemu-user runs no ASan) and run under
+# qemu-aarch64 (multiarch :arm64 OpenBLAS, cmocka, libgomp: scripts/install-deps.sh --cross).
+CROSS_SRCS  := engine/ops/desc.c engine/ops/cpu_isa.c engine/data/augment.c core/check.c core/rng.c \
+               $(filter-out $(ISA_SRCS),$(wildcard engine/ops/cpu/*.c))
+CROSS_OBJS  := $(patsubst %.c,build/aarch64/%.o,$(CROSS_SRCS)) $(call isa_objs,aarch64)
+CROSS_UNITS := $(patsubst %,build/aarch64/tests/%,test_ops test_amp test_gemm_bf16)
+.SECONDARY: $(CROSS_OBJS)
+$(foreach l,$(ISA_LEVELS),$(eval $(call ISA_RULES,aarch64,$(l),REL_CFLAGS)))
+build/aarch64/%.o: %.c $(FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' CC-A64 $<
+	$(Q)$(CC) $(REL_CFLAGS) -c $< -o $@
+build/aarch64/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(CROSS_OBJS)
+	@mkdir -p $(dir $@)
+	@printf '  %-6s %s\n' TEST-A64 $@
+	$(Q)$(CC) $(REL_CFLAGS) -Wno-unused-parameter -o $@ $< $(CROSS_OBJS) $(PKG_LIBS) -lpthread -lm -fopenmp
+unit: $(CROSS_UNITS)
+	$(Q)RUN_WRAP=$(QEMU) ISA_LEVELS=neon tests/run.sh --unit-only $(CROSS_UNITS)
+else
 unit: $(UNIT_BINS)
 	$(Q)tests/run.sh --unit-only $(UNIT_BINS)
+endif
 
 e2e: build/san/tipc bin/tipc
 	$(Q)TIPC=$(CURDIR)/build/san/tipc TIPC_REL=$(CURDIR)/bin/tipc tests/run.sh --e2e-only

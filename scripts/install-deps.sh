@@ -43,6 +43,26 @@ else
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# The aarch64 cross build of the CPU ops and their unit tests (`make CROSS=aarch64 unit`, run by CI
+# under qemu-aarch64): the cross compiler, qemu-user, and the :arm64 libraries the tests link
+# (multiarch). Best effort: without them the cross step of .ci/run skips and says why.
+CROSS_PKGS=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+            libc6:arm64 libgomp1:arm64 libopenblas-dev:arm64 libcmocka-dev:arm64)
+cross_missing=()
+for p in "${CROSS_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || cross_missing+=("$p")
+done
+if ((${#cross_missing[@]} > 0)); then
+  echo "install-deps: installing (aarch64 cross tests) ${cross_missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if { dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64; } &&
+     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${cross_missing[@]}"; then
+    :
+  else
+    echo "install-deps: warning: could not install the aarch64 cross toolchain; make CROSS=aarch64 unit will not run"
+  fi
+fi
+
 # The one peer the test suite runs when it can: ONNX Runtime checks our exported ONNX model
 # (tests/e2e/test_onnx.sh). From PyPI, best effort: where pip cannot install it (no network, an
 # externally managed Python), that test skips and says why; nothing else needs Python packages.

@@ -25,7 +25,7 @@ export TIPC_SCHEDULER=none
 pass=0 fail=0 skip=0
 failed_names=()
 
-ISA_UNITS=" test_ops test_amp test_model test_infer test_loader test_gemm_bf16 "
+ISA_UNITS=" test_ops test_amp test_amp_model test_model test_infer test_loader test_gemm_bf16 "
 ISA_E2E=" test_train test_export_infer test_amp_train "
 ISA_LEVELS=${ISA_LEVELS:-$(case "$(uname -m)" in x86_64) echo v2 v3 v4 ;; aarch64) echo neon ;; esac)}
 # OpenBLAS's kernels for a forced level, as on a CPU whose best level it is (cpu_isa_blas_core)

@@ -110,6 +110,7 @@ void backend_cpu_fix_blas(void)
             setenv("OPENBLAS_CORETYPE", "Haswell", 1);
             change = true;
         }
+        if (change) setenv("TIPC_BLAS_CORE_AUTO", "1", 1); /* ours, not the user's: a level may change it */
     }
     /* libgomp spins ~300k iterations at each barrier by default; on a loaded machine that
      * burns the core a descheduled team-mate needs (bs=1 inference went 5 ms -> 300 ms) */
@@ -123,8 +124,11 @@ void backend_cpu_fix_blas(void)
 void backend_cpu_blas_for_level(int cpu_isa)
 {
     const char *want = cpu_isa_blas_core((enum cpu_isa)cpu_isa), *core = openblas_get_corename();
-    if (!want || getenv("OPENBLAS_CORETYPE") || (core && !strcasecmp(core, want))) return;
-    setenv("OPENBLAS_CORETYPE", want, 1); /* set from now on: the re-executed process stops here */
+    if (!want || (core && !strcasecmp(core, want))) return;
+    if (getenv("OPENBLAS_CORETYPE") && !getenv("TIPC_BLAS_CORE_AUTO")) return; /* the user's choice */
+    if (getenv("TIPC_BLAS_LEVEL_REEXEC")) return; /* done once: this OpenBLAS has no such kernels */
+    setenv("OPENBLAS_CORETYPE", want, 1);
+    setenv("TIPC_BLAS_LEVEL_REEXEC", "1", 1);
     reexec();
 }
 

@@ -8,7 +8,8 @@
 # env.sh, find_nvidia.sh, COMMIT (the commit it was built from, "+dirty" with local changes)}.
 # On the GPU machine, in the repo root: bash scripts/gpu/verify.sh (docs/engine.md's runbook), or
 # by hand: tar xJf .gpubundle.tar.xz -C /tmp && . /tmp/gpubundle/env.sh
-# Built for x86-64-v3 (AVX2/FMA), not this machine's -march=native. Needs CUDA detected here.
+# The default portable build (x86-64-v2 baseline, CPU kernels for v2/v3/v4 picked at start-up:
+# engine/ops/cpu_isa.h), CUDA for sm_$GPU_ARCH + PTX. Needs CUDA detected here.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/.gpubundle.tar.xz}
@@ -16,11 +17,9 @@ B=$(mktemp -d)
 trap 'rm -rf "$B"' EXIT
 mkdir -p "$B/src" "$B/gpubundle/bin" "$B/gpubundle/lib"
 (cd "$ROOT" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -C "$B/src" -xf -
-# x86-64-v3: AVX2/FMA, which any GPU server has (not every one has AVX-512); -Wno-psabi: the CPU
-# kernels' 64-byte vector helpers are static, so GCC's ABI note about them is moot there
 tests=$(cd "$ROOT" && ls tests/unit/test_cuda*.c | sed 's|^tests/unit/\(.*\)\.c$|build/rel/tests/\1|')
 # shellcheck disable=SC2086
-make -C "$B/src" -j"${JOBS:-2}" CPU_ARCH="x86-64-v3 -Wno-psabi" features bin/tipc $tests >"$B/make.log" 2>&1 ||
+make -C "$B/src" -j"${JOBS:-2}" features bin/tipc $tests >"$B/make.log" 2>&1 ||
     { tail -30 "$B/make.log"; echo "bundle: build failed" >&2; exit 1; }
 grep -q '✓ cuda' "$B/make.log" || { echo "bundle: CUDA was not detected here (make features)" >&2; exit 1; }
 cp "$B/src/bin/tipc" "$B"/src/build/rel/tests/test_cuda* "$B/gpubundle/bin/"

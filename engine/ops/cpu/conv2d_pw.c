@@ -37,8 +37,9 @@ void pwconv_pack_cpu(float *packed, const float *w, const float *bias, int Ci, i
     static void NAME(float *o, int Co, int rows, int cols, const float *const *r,  \
                                      const float *pan, const float *pb, int Ci, enum act_kind act) \
     {                                                                                              \
-        vf a[R][NP * PW_NV];                                                                       \
-        memset(a, 0, sizeof a);                                                                    \
+        vf a[R][NP * PW_NV]; /* registers: nothing takes their address (no memset, no memcpy) */   \
+        for (int i = 0; i < R; i++)                                                                \
+            for (int j = 0; j < NP * PW_NV; j++) a[i][j] = (vf){0};                                \
         for (int k = 0; k < Ci; k++) {                                                             \
             vf b[NP * PW_NV];                                                                      \
             for (int p = 0; p < NP; p++)                                                           \
@@ -55,8 +56,12 @@ void pwconv_pack_cpu(float *packed, const float *w, const float *bias, int Ci, i
         if (cols == NP * 16) {                                                                     \
             for (int i = 0; i < rows; i++)                                                         \
                 for (int j = 0; j < NP * PW_NV; j++) stv(o + (size_t)i * Co + j * VW, a[i][j]);    \
-        } else {                                                                                   \
-            for (int i = 0; i < rows; i++) memcpy(o + (size_t)i * Co, a[i], sizeof(float) * (size_t)cols); \
+        } else { /* a last partial panel: through a row buffer */                                 \
+            float t[NP * 16];                                                                      \
+            for (int i = 0; i < rows; i++) {                                                       \
+                for (int j = 0; j < NP * PW_NV; j++) stv(t + j * VW, a[i][j]);                     \
+                memcpy(o + (size_t)i * Co, t, sizeof(float) * (size_t)cols);                       \
+            }                                                                                      \
         }                                                                                          \
     }
 /* full blocks of PW_MR rows, the rest in blocks of PW_SHORT (a short last one repeats a row);

@@ -129,8 +129,13 @@ void gemm_bf16_nt(bool native, int M, int N, int K, const float *A, int lda, con
                   int ldc, uint32_t *pack)
 {
     pack_b(pack, N, K, B, ldb);
-    int K2 = (K + 1) / 2, np = (N + 15) / 16, nblk = (M + MR - 1) / MR;
+    int K2 = (K + 1) / 2, nblk = (M + MR - 1) / MR;
+#if defined(__x86_64__)
+    int np = (N + 15) / 16;
     bool avx512 = cpu_isa_current() == CPU_ISA_V4;
+#else
+    (void)native; /* no vdpbf16ps: the scalar block */
+#endif
 #pragma omp parallel for schedule(dynamic, 4) if ((double)M * N * K >= 4.0 * OMP_MIN_WORK * 16)
     for (int blk = 0; blk < nblk; blk++) {
         uint32_t a[MR * KC];

@@ -66,14 +66,24 @@ static inline float act_scalar(float v, enum act_kind k)
 }
 
 /* act'(v) * g at the pre-activation v, PyTorch's derivatives at the kinks (hardswish: 0 below
- * -3, (2v+3)/6 on [-3, 3], 1 above; hardsigmoid: 1/6 strictly inside (-3, 3)) */
+ * -3, (2v+3)/6 on [-3, 3], 1 above; hardsigmoid: 1/6 strictly inside (-3, 3)). The arithmetic is
+ * done unconditionally and only its result selected: a multiply inside a condition cannot be
+ * vectorised without AVX-512's masks (it might trap), so on AVX2 and SSE that loop stayed scalar
+ * (BN + hardswish backward took 9% of an AVX2 training step). g * 1 is g, so the values are the
+ * same as the conditional form's. */
 static inline float act_grad_scalar(float v, float g, enum act_kind k)
 {
+    float d, r;
     switch (k) {
     case ACT_NONE: return g;
     case ACT_RELU: return v > 0 ? g : 0.0f;
-    case ACT_HARDSWISH: return v < -3.0f ? 0.0f : (v <= 3.0f ? g * (v * (1.0f / 3.0f) + 0.5f) : g);
-    case ACT_HARDSIGMOID: return (v > -3.0f && v < 3.0f) ? g * (1.0f / 6.0f) : 0.0f;
+    case ACT_HARDSWISH:
+        d = v * (1.0f / 3.0f) + 0.5f;
+        r = g * (v <= 3.0f ? d : 1.0f);
+        return v < -3.0f ? 0.0f : r;
+    case ACT_HARDSIGMOID:
+        r = g * (1.0f / 6.0f);
+        return (v > -3.0f && v < 3.0f) ? r : 0.0f;
     }
     return g;
 }
