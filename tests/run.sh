@@ -41,7 +41,7 @@ isa_env() {
 run_unit() {
     local bin=$1 level=${2:-} name log rc ok f s
     name=$(basename "$bin")${level:+@$level}
-    case $bin in */build/rel/*) name="$name-rel" ;; esac
+    case $bin in *build/rel/*) name="$name-rel" ;; esac
     log="$LOGDIR/$name.log"
     # shellcheck disable=SC2046
     (cd "$ROOT" && env $(isa_env "$level") timeout 900 ${RUN_WRAP:-} "$bin") >"$log" 2>&1
