@@ -55,7 +55,7 @@ enum tipc_status backend_cpu_isa_opt(const struct opt *o, const char *value, voi
 {
     enum cpu_isa l;
     if (!cpu_isa_parse(value, &l))
-        return error_msg(TIPC_EUSAGE, "%s: '%s' is not a CPU kernel level (auto, v2, v3, v4, neon)", o->name, value);
+        return error_msg(TIPC_EUSAGE, "%s (environment) needs auto, v2, v3, v4 or neon, got '%s'", o->name, value);
     *(int *)dst = (int)l;
     return TIPC_OK;
 }

@@ -41,6 +41,13 @@ const char *cpu_isa_name(enum cpu_isa l)
     return "?";
 }
 
+const char *cpu_isa_alias(enum cpu_isa l)
+{
+    for (size_t i = 0; i < sizeof LEVELS / sizeof LEVELS[0]; i++)
+        if (LEVELS[i].l == l) return LEVELS[i].alias ? LEVELS[i].alias : LEVELS[i].name;
+    return "?";
+}
+
 bool cpu_isa_built(enum cpu_isa l)
 {
 #if defined(__x86_64__)

@@ -22,6 +22,8 @@ enum cpu_isa { CPU_ISA_AUTO, CPU_ISA_V2, CPU_ISA_V3, CPU_ISA_V4, CPU_ISA_NEON };
 bool cpu_isa_parse(const char *s, enum cpu_isa *out);
 /* "x86-64-v3", "aarch64" ("auto" for CPU_ISA_AUTO) */
 const char *cpu_isa_name(enum cpu_isa l);
+/* "v3", "neon": the short name TIPC_CPU_ISA takes ("auto" for CPU_ISA_AUTO) */
+const char *cpu_isa_alias(enum cpu_isa l);
 /* this binary has kernels for level l (x86-64 builds: v2..v4; aarch64 builds: neon) */
 bool cpu_isa_built(enum cpu_isa l);
 /* this CPU runs level l (CPUID, and the OS saves the registers); false for a level not built */
