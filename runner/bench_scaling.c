@@ -18,37 +18,13 @@
 #include "../engine/dist/comm.h"
 #include "../core/check.h"
 #include "../core/fs.h"
+#include "../core/interrupt.h"
 #include "../core/parse.h"
 #include "../core/spawn.h"
 #include "../core/time.h"
 #include "../core/banned.h"
 
 #define GRACE_S 5.0
-
-/* the running launchers' process groups, for the signal handler */
-static volatile pid_t g_groups[NETNS_MAX_NODES];
-static volatile int g_ngroups;
-static volatile sig_atomic_t g_signal;
-
-static void on_signal(int sig)
-{
-    g_signal = sig;
-    for (int i = 0; i < g_ngroups; i++)
-        if (g_groups[i] > 0) kill(-g_groups[i], sig); /* each launcher stops its ranks itself */
-}
-
-static void signals_init(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-    spawn_become_subreaper();
-}
 
 static enum tipc_status parse_ranks(const char *s, int *v, int *n, int max_rank)
 {
@@ -80,12 +56,12 @@ static int wait_all(struct spawn *sp, int n, double timeout_s)
         for (int i = 0; i < n; i++) {
             int status;
             if (done[i] || waitpid(sp[i].pid, &status, WNOHANG) != sp[i].pid) continue;
-            done[i] = true, left--, g_groups[i] = 0;
+            done[i] = true, left--, interrupt_unforward(sp[i].pid);
             int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
             if (code && !rc) rc = code;
         }
-        if (!stop_at && (g_signal || now_seconds() - t0 > timeout_s)) {
-            timed_out = !g_signal;
+        if (!stop_at && (interrupted() || now_seconds() - t0 > timeout_s)) {
+            timed_out = !interrupted();
             stop_at = now_seconds();
             for (int i = 0; i < n; i++)
                 if (!done[i]) kill(-sp[i].pid, SIGTERM);
@@ -96,9 +72,8 @@ static int wait_all(struct spawn *sp, int n, double timeout_s)
         nanosleep(&(struct timespec){0, 20 * 1000000L}, NULL);
     }
     free(done);
-    g_ngroups = 0;
     spawn_stop_tree(0, SIGTERM, GRACE_S, -1); /* whatever a launcher left behind */
-    if (g_signal) return 128 + g_signal;
+    if (interrupted()) return 128 + interrupted();
     return timed_out ? 124 : rc;
 }
 
@@ -173,8 +148,7 @@ static int run_ranks(const struct run *R, int N, const char *dir)
             rc = error_msg(TIPC_EIO, "bench scaling: cannot start %s: %s", w[0], strerror(errno));
             nl = i;
         } else {
-            g_groups[i] = sp[i].pid;
-            g_ngroups = i + 1;
+            interrupt_forward(sp[i].pid); /* each launcher stops its ranks itself */
         }
         for (int j = 0; j < k; j++) free(w[j]);
         free(out);
@@ -248,7 +222,7 @@ static enum tipc_status run_all(struct run *R, struct scaling_table *t, const in
         double t0 = now_seconds();
         int rc = run_ranks(R, N, dir);
         if (rc) {
-            if (g_signal) st = error_msg(TIPC_EINTR, "bench scaling: interrupted during the %d-rank run", N);
+            if (interrupted()) st = error_msg(TIPC_EINTR, "bench scaling: interrupted during the %d-rank run", N);
             else
                 st = error_msg(rc == 124 ? TIPC_EDIST : rc == TIPC_EIO ? TIPC_EIO : TIPC_EDIST,
                                "bench scaling: the %d-rank run %s (status %d); its launcher output: %s/%s, ranks' "
@@ -295,7 +269,8 @@ enum tipc_status bench_scaling(const struct scaling_opts *o)
         return error_msg(TIPC_EIO, "bench scaling: getrandom: %s", strerror(errno));
     }
     for (int i = 0; i < 16; i++) snprintf(R.token + 2 * i, 3, "%02x", rnd[i]);
-    signals_init();
+    interrupt_init(0, -1);
+    spawn_become_subreaper();
     R.mark = spawn_guard_start(); /* if this process is SIGKILLed, its ranks still go */
     struct netns_star star;
     enum tipc_status st = TIPC_OK;
@@ -304,7 +279,7 @@ enum tipc_status bench_scaling(const struct scaling_opts *o)
         st = netns_star_up(&star, ranks[nr - 1], &link);
         if (st == TIPC_OK) R.star = &star;
     }
-    if (st == TIPC_OK && g_signal) st = TIPC_EINTR;
+    if (st == TIPC_OK && interrupted()) st = TIPC_EINTR;
     if (st == TIPC_OK) st = run_all(&R, &t, ranks, nr);
     if (R.star) netns_star_down(R.star);
     if (t.n) {

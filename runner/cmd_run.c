@@ -25,6 +25,7 @@
 #include "../core/options.h"   /* defines: opt_parse */
 #include "../core/staged.h"
 #include "../core/time.h"   /* defines: now_seconds */
+#include "../core/interrupt.h" /* defines: interrupted */
 #include "../core/fs.h"      /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../prepare/prepare.h"     /* defines: prepare_for_run */
 #include "prepare_settings.h"     /* defines: PREPARE_ENV_OPTS */
@@ -373,7 +374,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     enum case_outcome *done = xcalloc((size_t)p->n + 1, sizeof *done);
     const char *cur_model = p->seg_model;
     proc_signals_init();
-    for (int i = 0, k = 0; i < p->n && !proc_interrupted() && st == TIPC_OK; i++) {
+    for (int i = 0, k = 0; i < p->n && !interrupted() && st == TIPC_OK; i++) {
         const struct stage *s = &p->st[i];
         if (s->kind == STAGE_NOTE) {
             printf("%s\n", s->cmd);
@@ -404,7 +405,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_args *a)
     enum tipc_status hs = report_html(&r, metrics + strlen("TIPC_METRICS="), html);
     if (hs != TIPC_OK && st == TIPC_OK) st = hs;
     free(html);
-    if (proc_interrupted()) {
+    if (interrupted()) {
         error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, total);
         st = TIPC_EINTR;
     } else if (st == TIPC_OK && (report_failed(&r) || report_count(&r, CASE_SKIPPED))) {

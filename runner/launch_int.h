@@ -91,7 +91,5 @@ char *job_take_notice(struct launch_job *J);
 char *watchdog_verdict(const struct launch_opts *o, char **alive, double w);
 /* Read this node's ranks' heartbeat lines from J->status_pipe; publish their last beats in J->beats. */
 void watchdog_read_beats(struct launch_job *J, struct rank_proc *ranks, int nr);
-/* launch_run.c: the signal (SIGINT, SIGTERM, SIGHUP) the launcher got, or 0. */
-int launch_interrupted(void);
 
 #endif

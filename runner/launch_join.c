@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/interrupt.h"
 #include "../core/time.h"
 #include "../core/banned.h"
 
@@ -114,7 +115,7 @@ static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
         enum tipc_status st = rdzv_get(&J->cl, "node/0", 0, true, &found, NULL, NULL);
         if (st == TIPC_OK) return TIPC_OK;
         if (J->cl.last_http != 0) return st;   /* 403, unknown job: printed already */
-        if (launch_interrupted()) return TIPC_EINTR;
+        if (interrupted()) return TIPC_EINTR;
         if (now_seconds() > deadline) {
             error_msg(TIPC_EDIST, "launch: %s: the rendezvous server %s:%d (node 0) did not answer within %d s",
                       J->where, J->o->master_host, J->port, J->o->join_timeout_s);
@@ -254,7 +255,7 @@ enum tipc_status job_join_round(struct launch_job *J)
             if (left <= 0) break;
             st = rdzv_get(&J->cl, k, left < 0.5 ? (int)(left * 1000) + 1 : 500, false, &found, &val, NULL);
             if (!st && !found) st = check_notice(J);
-            if (!st && !found && launch_interrupted()) st = TIPC_EINTR;
+            if (!st && !found && interrupted()) st = TIPC_EINTR;
         }
         free(k);
         if (st) return st;

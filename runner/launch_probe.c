@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/interrupt.h"
 #include "../core/time.h"
 #include "../core/parse.h"
 #include "../core/banned.h"
@@ -73,7 +74,7 @@ static char *probe_peers(struct launch_job *J, double deadline, enum tipc_status
         bool found = false;
         while (!found && !*st && now_seconds() < deadline) {
             *st = rdzv_get(&J->cl, k, 500, false, &found, &val, NULL);
-            if (!*st && launch_interrupted()) *st = TIPC_EINTR;
+            if (!*st && interrupted()) *st = TIPC_EINTR;
         }
         free(k);
         if (*st) break;
@@ -100,7 +101,7 @@ static enum tipc_status wait_verdicts(struct launch_job *J, double deadline)
         enum tipc_status st = TIPC_OK;
         while (!found && !st && now_seconds() < deadline) {
             st = rdzv_get(&J->cl, k, 500, false, &found, &val, NULL);
-            if (!st && launch_interrupted()) st = TIPC_EINTR;
+            if (!st && interrupted()) st = TIPC_EINTR;
         }
         free(k);
         if (st) return st;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/interrupt.h"
 #include "../engine/io/metrics.h"
 #include "../core/time.h"
 #include "../core/banned.h"
@@ -47,7 +48,7 @@ static bool wait_all(struct launch_job *J, const char *kind, double deadline, bo
         char *k = node_key(kind, i);
         bool found = false;
         while (!found && now_seconds() < deadline) {
-            if (stop_on_notice && (J->notice || launch_interrupted())) break;
+            if (stop_on_notice && (J->notice || interrupted())) break;
             if (rdzv_get(&J->cl, k, 300, true, &found, NULL, NULL) != TIPC_OK) break;
         }
         free(k);
@@ -74,7 +75,7 @@ enum tipc_status job_wait_done(struct launch_job *J)
     free(k);
     while (!wait_all(J, "done", now_seconds() + 3600, true)) {   /* all succeed or all fail */
         char *n = job_take_notice(J);
-        if (!n && launch_interrupted()) {
+        if (!n && interrupted()) {
             char *msg = xasprintf("node %d (%s) was interrupted while waiting for the other nodes", o->node_rank, o->self_ip);
             job_post_final(J, msg);
             error_msg(TIPC_EINTR, "launch: %s", msg);
@@ -124,7 +125,7 @@ void job_abort_join(struct launch_job *J)
 /* ---- restarts ------------------------------------------------------------------------------- */
 char *job_restart_cause(struct launch_job *J)
 {
-    if (J->o->max_restarts <= J->round || launch_interrupted()) return NULL;
+    if (J->o->max_restarts <= J->round || interrupted()) return NULL;
     bool found = false;
     char *cause = NULL;
     J->cl.connect_timeout_ms = 1000;

@@ -19,26 +19,12 @@
 #include <unistd.h>
 
 #include "../core/check.h"
+#include "../core/interrupt.h"
 #include "../core/time.h"
 #include "../core/fs.h"       /* defines: mkdir_p, write_all (core/staged.h) */
 #include "../core/banned.h"
 
 extern char **environ;
-
-static volatile sig_atomic_t got_signal;
-static int sig_wfd = -1;
-
-static void on_signal(int sig)
-{
-    int e = errno;
-    if (sig != SIGCHLD && !got_signal) got_signal = sig;
-    char b = (char)sig;
-    ssize_t w = write(sig_wfd, &b, 1);
-    (void)w;
-    errno = e;
-}
-
-int launch_interrupted(void) { return got_signal; }
 
 /* ---- environment of a rank ------------------------------------------------------------------ */
 struct envb { char **v; size_t n, cap; };
@@ -313,8 +299,8 @@ static void handle_events(struct loop *L)
     char b[64];
     while (read(L->sig_pipe[0], b, sizeof b) > 0) {}
     reap(L);
-    if (got_signal && L->stop == STOP_NONE) {
-        int sig = got_signal;
+    if (interrupted() && L->stop == STOP_NONE) {
+        int sig = interrupted();
         char *msg = xasprintf("node %d (%s) was interrupted by %s", L->J->o->node_rank, L->J->o->self_ip,
                               sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
         error_msg(TIPC_EINTR, "launch: %s; stopping its ranks and the job", msg);
@@ -358,13 +344,7 @@ static void watch(struct loop *L)
 
 static void install_signals(int wfd)
 {
-    sig_wfd = wfd;
-    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGCHLD, &sa, NULL);
+    interrupt_init(INTERRUPT_RESTART | INTERRUPT_WAKE_ON_CHILD, wfd);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);   /* a full log file is an error to report, not a reason to die */
 }
@@ -409,7 +389,7 @@ int launch_run(struct launch_opts *o)
     spawn_become_subreaper();
     enum tipc_status st = job_join(&J);
     int code = st;
-    if (!st && got_signal) code = st = TIPC_EINTR;
+    if (!st && interrupted()) code = st = TIPC_EINTR;
     if (!st) {
         fprintf(stderr, "launch: node %d/%d (%s): %d ranks (%d..%d of %d), master %s:%d, logs %s/workerlog.N, job %s\n",
                 o->node_rank, o->nnodes, o->self_ip, o->nproc, o->node_rank * o->nproc,

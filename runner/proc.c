@@ -9,41 +9,17 @@
 
 #include "../core/spawn.h" /* defines: struct spawn, spawn_start, spawn_wait */
 #include "../core/check.h"
+#include "../core/interrupt.h"
 #include "../core/banned.h"
 
-static volatile sig_atomic_t got_signal;
-static volatile pid_t running_group;
-static bool sigint_ignored;
 static const char *run_mark; /* spawn_guard_start's mark, put in every stage's environment */
-
-static void on_signal(int sig)
-{
-    got_signal = sig;
-    pid_t g = running_group;
-    if (g > 0) kill(-g, sig); /* the stage's whole group; spawn_wait stops the rest after the grace */
-}
 
 void proc_signals_init(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction old;
-        sigaction(sigs[i], NULL, &old);
-        if (old.sa_handler == SIG_IGN) { /* `tipc run ... &` in a script: keep it so */
-            if (sigs[i] == SIGINT) sigint_ignored = true;
-            continue;
-        }
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
+    interrupt_init(INTERRUPT_KEEP_IGNORED, -1);
     spawn_become_subreaper();
     run_mark = spawn_guard_start();
 }
-
-int proc_interrupted(void) { return got_signal; }
 
 int proc_run(const struct cmdline *c, const struct proc_env *env, struct proc_result *res)
 {
@@ -64,20 +40,20 @@ int proc_run(const struct cmdline *c, const struct proc_env *env, struct proc_re
     s.redir = c->redir;
     s.nredir = c->nredir;
     s.terminal = true;
-    s.keep_sigint_ignored = sigint_ignored;
+    s.keep_sigint_ignored = interrupt_sigint_ignored();
     s.pdeathsig = SIGTERM; /* tipc killed outright: the stage is told (docs/reliability.md) */
     s.timeout_s = env ? env->timeout_s : 0;
-    s.interrupt = (volatile int *)&got_signal;
+    s.interrupt = interrupt_flag();
     int status;
     if (spawn_start(&s)) {
         error_msg(TIPC_EIO, "cannot start '%s': %s", c->argv[0], strerror(errno));
         status = 126;
     } else {
-        running_group = s.group;
+        interrupt_forward(s.group); /* the stage's whole group; spawn_wait stops the rest after the grace */
         status = spawn_wait(&s);
-        running_group = 0;
+        interrupt_unforward(s.group);
         /* Ctrl-C in the terminal reached only the stage's group: take it as ours, as bash does */
-        if (s.had_terminal && status == 128 + SIGINT && !sigint_ignored) got_signal = SIGINT;
+        if (s.had_terminal && status == 128 + SIGINT && !interrupt_sigint_ignored()) interrupt_set(SIGINT);
     }
     free(set);
     if (res) *res = (struct proc_result){s.timed_out, s.leftovers};

@@ -24,11 +24,10 @@ struct proc_result {
  * executed, 1 when a redirection file cannot be opened. `res` may be NULL. */
 int proc_run(const struct cmdline *c, const struct proc_env *env, struct proc_result *res);
 
-/* Install the SIGINT/SIGTERM/SIGHUP handlers proc_run relies on (a signal ignored when tipc started
- * stays ignored, for tipc and its stages, as a shell's background job has it); make this process
- * the reaper of the stages' orphans, and start the guard that stops them if this process is
- * SIGKILLed (spawn_guard_start). proc_interrupted() tells which signal came, 0 if none. */
+/* Install the SIGINT/SIGTERM/SIGHUP handlers proc_run relies on (core/interrupt.h; a signal ignored
+ * when tipc started stays ignored, for tipc and its stages, as a shell's background job has it);
+ * make this process the reaper of the stages' orphans, and start the guard that stops them if this
+ * process is SIGKILLed (spawn_guard_start). interrupted() tells which signal came, 0 if none. */
 void proc_signals_init(void);
-int proc_interrupted(void);
 
 #endif
