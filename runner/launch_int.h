@@ -50,6 +50,16 @@ struct launch_job {
     int round;                   /* the attempt: 0, then one more per restart (keys under rK/) */
 };
 
+/* launch_notice.c: the job's failure notice. */
+/* False once the watcher has not reached the store for 2 s. */
+bool store_alive(const struct launch_job *J);
+/* Post the first failure notice of the job (create-only: the first one wins). */
+void job_post_failure(struct launch_job *J, const char *msg);
+/* A failure no restart can mend (an interrupt, a lost launcher): marks the round final, then posts. */
+void job_post_final(struct launch_job *J, const char *msg);
+/* Copy of the remote notice the watcher saw, or NULL. */
+char *job_take_notice(struct launch_job *J);
+
 /* launch_probe.c: TCP reachability between every pair of nodes before ranks start. */
 enum tipc_status job_probe(struct launch_job *J);
 
@@ -58,15 +68,9 @@ enum tipc_status job_join(struct launch_job *J);             /* start server (no
 enum tipc_status job_join_round(struct launch_job *J);       /* join round J->round (the server runs) */
 /* KEY of this round as the server stores it ("r1/alive/2"; n < 0: no "/n"), malloc'ed. */
 char *job_key(const struct launch_job *J, const char *kind, int n);
-/* False once the watcher has not reached the store for 2 s. */
-bool store_alive(const struct launch_job *J);
 void job_start_watcher(struct launch_job *J);
 void job_stop_watcher(struct launch_job *J);
-/* Post the first failure notice of the job (create-only: the first one wins). */
-void job_post_failure(struct launch_job *J, const char *msg);
 /* launch_round.c: the end of an attempt. */
-/* A failure no restart can mend (an interrupt, a lost launcher): marks the round final, then posts. */
-void job_post_final(struct launch_job *J, const char *msg);
 /* This node's ranks all exited 0: publish done/N, wait for every node's. TIPC_OK, TIPC_EDIST (the
  * job failed: a notice, a lost server) or TIPC_EINTR. */
 enum tipc_status job_wait_done(struct launch_job *J);
@@ -84,8 +88,6 @@ char *job_restart_cause(struct launch_job *J);
 enum tipc_status job_next_round(struct launch_job *J, const char *cause);
 /* A "restart" record (restart, max_restarts, node, cause) in the run's metrics (TIPC_METRICS). */
 void launch_note_restart(const struct launch_opts *o, int round, const char *cause);
-/* Copy of the remote notice, or NULL. */
-char *job_take_notice(struct launch_job *J);
 /* launch_watchdog.c: node 0's verdict on the job's heartbeats (alive[n] = node n's alive/N value,
  * NULL if none), w = --watchdog seconds: a message naming the stuck rank(s), or NULL. */
 char *watchdog_verdict(const struct launch_opts *o, char **alive, double w);

@@ -93,20 +93,6 @@ static char *cmd_text(const struct launch_opts *o)
     return s;
 }
 
-/* False once the watcher has not reached the store for 2 s: skip requests that would only wait
- * for their connect timeout while ranks are being stopped. */
-bool store_alive(const struct launch_job *J)
-{
-    return !J->watcher_on || now_seconds() - J->store_ok_at < 2.0;
-}
-
-void job_post_failure(struct launch_job *J, const char *msg)
-{
-    if (!store_alive(J)) return;
-    bool created = false;
-    rdzv_put(&J->cl, "fail", msg, strlen(msg), true, &created);
-}
-
 /* Wait for the server to answer at all (node 0 may start later than we do). */
 static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
 {
@@ -294,14 +280,6 @@ static void notify(struct launch_job *J, char *msg)
     char b = 'F';
     ssize_t w = write(J->watch_pipe[1], &b, 1);
     (void)w;
-}
-
-char *job_take_notice(struct launch_job *J)
-{
-    pthread_mutex_lock(&J->mu);
-    char *s = J->notice ? xstrdup(J->notice) : NULL;
-    pthread_mutex_unlock(&J->mu);
-    return s;
 }
 
 /* Node 0: a node that joined, is not done/left, and has sent no heartbeat for heartbeat_s is dead. */

@@ -57,14 +57,6 @@ static bool wait_all(struct launch_job *J, const char *kind, double deadline, bo
     return true;
 }
 
-void job_post_final(struct launch_job *J, const char *msg)
-{
-    if (!store_alive(J)) return;
-    bool created = false;
-    rdzv_put(&J->cl, "final", "1", 1, true, &created);   /* before the notice: whoever reads it sees this */
-    job_post_failure(J, msg);
-}
-
 enum tipc_status job_wait_done(struct launch_job *J)
 {
     const struct launch_opts *o = J->o;
