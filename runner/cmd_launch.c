@@ -1,5 +1,6 @@
-/* cmd_launch.c: `tipc launch`, the per-node multi-process launcher: options (launch_opts.c),
- * this node and the master (launch.c), join, spawn and watch (launch_run.c). */
+/* cmd_launch.c: `tipc launch`, the per-node multi-process launcher: options (launch_opts.c; a CMD
+ * in this command table runs as this binary), this node and the master (launch.c), join, spawn and
+ * watch (launch_run.c). */
 #include "cmds.h"
 #include "launch.h"
 #include "../core/banned.h"
@@ -7,7 +8,7 @@
 int cmd_launch(int argc, char **argv)
 {
     struct launch_opts o;
-    enum tipc_status st = launch_parse(&o, argc, argv);
+    enum tipc_status st = launch_parse(&o, argc, argv, cmd_exists);
     if (!st && o.help) return TIPC_OK;
     if (!st) st = launch_resolve(&o);
     int code = st ? (int)st : launch_run(&o);

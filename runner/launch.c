@@ -1,13 +1,12 @@
-/* launch.c: `tipc launch` options: parse Paddle's and torchrun's flags, then find this node, the
- * master endpoint, the job id and token. The option table is cmd_launch.c, the running part (join,
- * spawn, watch) launch_run.c.
+/* launch.c: launch_resolve(): from the parsed flags (launch_opts.c) and the environment, find this
+ * node's index, the master endpoint, the job id, this node's address and the token. The running part
+ * (join, spawn, watch) is launch_run.c.
  * Precedence of every setting is documented in docs/distributed.md, section "Finding the node". */
 #include "launch.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <netdb.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,21 +19,6 @@
 #include "../core/parse.h"
 #include "../core/banned.h"
 
-/* ---- parsing --------------------------------------------------------------------------------- */
-enum tipc_status launch_parse_hostport(const char *flag, const char *s, char **host, int *port)
-{
-    const char *colon = strrchr(s, ':');
-    if (!colon || colon == s)
-        return error_msg(TIPC_EUSAGE, "launch: %s '%s' is not HOST:PORT", flag, s);
-    const char *h = s, *he = colon;
-    if (*h == '[' && he[-1] == ']') h++, he--;   /* [v6]:port */
-    if (!parse_int(colon + 1, 0, 65535, port))
-        return error_msg(TIPC_EUSAGE, "launch: %s '%s': bad port '%s'", flag, s, colon + 1);
-    free(*host);
-    *host = xstrndup(h, (size_t)(he - h));
-    return TIPC_OK;
-}
-
 static enum tipc_status parse_int_flag(const char *flag, const char *v, int min, int max, int *out)
 {
     if (!parse_int(v, min, max, out))
@@ -42,83 +26,10 @@ static enum tipc_status parse_int_flag(const char *flag, const char *v, int min,
     return TIPC_OK;
 }
 
-/* ---- this host ------------------------------------------------------------------------------- */
-char **launch_host_addrs(void)
-{
-    struct ifaddrs *ifa = NULL;
-    char **v = NULL;
-    size_t n = 0, cap = 0;
-    if (getifaddrs(&ifa) == 0) {
-        for (struct ifaddrs *p = ifa; p; p = p->ifa_next) {
-            if (!p->ifa_addr || (p->ifa_addr->sa_family != AF_INET && p->ifa_addr->sa_family != AF_INET6))
-                continue;
-            char buf[NI_MAXHOST];
-            socklen_t sl = p->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
-                                                             : sizeof(struct sockaddr_in6);
-            if (getnameinfo(p->ifa_addr, sl, buf, sizeof buf, NULL, 0, NI_NUMERICHOST)) continue;
-            char *pct = strchr(buf, '%');   /* fe80::1%eth0 */
-            if (pct) *pct = 0;
-            v = xgrow(v, sizeof *v, n + 2, &cap);
-            v[n++] = xstrdup(buf);
-        }
-        freeifaddrs(ifa);
-    }
-    v = xgrow(v, sizeof *v, n + 1, &cap);
-    v[n] = NULL;
-    return v;
-}
-
 static void free_strv(char **v)
 {
     for (char **p = v; p && *p; p++) free(*p);
     free(v);
-}
-
-/* Does `host` (address or name) resolve to any of addrs? */
-static bool host_is_one_of(const char *host, char **addrs)
-{
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai, *p;
-    if (getaddrinfo(host, NULL, &hints, &ai)) return false;
-    bool hit = false;
-    for (p = ai; p && !hit; p = p->ai_next) {
-        char buf[NI_MAXHOST];
-        if (getnameinfo(p->ai_addr, p->ai_addrlen, buf, sizeof buf, NULL, 0, NI_NUMERICHOST)) continue;
-        for (char **a = addrs; *a && !hit; a++) hit = !strcmp(buf, *a);
-    }
-    freeaddrinfo(ai);
-    return hit;
-}
-
-bool launch_same_host(const char *a, const char *b)
-{
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai, *p;
-    if (getaddrinfo(a, NULL, &hints, &ai)) return false;
-    char **addrs = NULL;
-    size_t n = 0, cap = 0;
-    for (p = ai; p; p = p->ai_next) {
-        char buf[NI_MAXHOST];
-        if (getnameinfo(p->ai_addr, p->ai_addrlen, buf, sizeof buf, NULL, 0, NI_NUMERICHOST)) continue;
-        addrs = xgrow(addrs, sizeof *addrs, n + 2, &cap);
-        addrs[n++] = xstrdup(buf);
-    }
-    freeaddrinfo(ai);
-    if (!addrs) return false;
-    addrs[n] = NULL;
-    bool hit = host_is_one_of(b, addrs);
-    for (size_t i = 0; i < n; i++) free(addrs[i]);
-    free(addrs);
-    return hit;
-}
-
-int launch_match_node(char **ips, int nips, char **addrs)
-{
-    int found = -1;
-    for (int i = 0; i < nips; i++) {
-        if (!host_is_one_of(ips[i], addrs)) continue;
-        if (found >= 0) return -2;
-        found = i;
-    }
-    return found;
 }
 
 static char *join_strv(char **v, int n)
@@ -138,7 +49,7 @@ static enum tipc_status node_from_ip(struct launch_opts *o, const char *ip, cons
     char *one[2] = {(char *)ip, NULL};
     int idx = -1, hits = 0;
     for (int i = 0; i < o->nips; i++)
-        if (!strcmp(o->ips[i], ip) || host_is_one_of(o->ips[i], one)) idx = i, hits++;
+        if (!strcmp(o->ips[i], ip) || launch_host_is_one_of(o->ips[i], one)) idx = i, hits++;
     if (hits == 1) {
         o->node_rank = idx;
         return TIPC_OK;

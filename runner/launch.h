@@ -54,9 +54,10 @@ struct launch_opts {
     bool help;           /* --help was given: the usage was printed, nothing else parsed */
 };
 
-/* Parse `tipc launch` arguments (argv[0] = "launch"; table in cmd_launch.c). TIPC_EUSAGE with a
- * message on bad input. */
-enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv);
+/* Parse `tipc launch` arguments (argv[0] = "launch"; the table is launch_opts.c). is_command(CMD)
+ * says whether CMD is a tipc subcommand, run by this binary (cmd_exists; NULL: none is). TIPC_EUSAGE
+ * with a message on bad input. */
+enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv, bool (*is_command)(const char *word));
 /* HOST:PORT or [V6]:PORT into *host (replaced, owned) and *port; `flag` names it in errors. */
 enum tipc_status launch_parse_hostport(const char *flag, const char *s, char **host, int *port);
 /* Fill in nnodes, nproc, gpus, node_rank, master, token, self_ip. TIPC_EUSAGE or TIPC_EDIST (node
@@ -69,8 +70,11 @@ int launch_run(struct launch_opts *o);
 enum tipc_status launch_secret(struct launch_opts *o);
 void launch_opts_free(struct launch_opts *o);
 
+/* launch_hosts.c: */
 /* This host's interface addresses (getifaddrs, numeric, IPv4 and IPv6), NULL-terminated, owned. */
 char **launch_host_addrs(void);
+/* Does `host` (address or name) resolve to any of addrs (NULL-terminated)? */
+bool launch_host_is_one_of(const char *host, char **addrs);
 /* Index of this host in ips[] given its addresses: >= 0, -1 none, -2 more than one. */
 int launch_match_node(char **ips, int nips, char **addrs);
 /* Do two host names/addresses resolve to a common address? */

@@ -1,7 +1,6 @@
 /* launch_opts.c: `tipc launch`'s option table (Paddle's and torchrun's spellings; adding a flag is
  * one line) and launch_parse(). The command is cmd_launch.c, finding the node and the master
  * launch.c, the running part launch_run.c. */
-#include "cmds.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,8 +135,22 @@ static enum tipc_status accept_unused(const struct opt *op, const char *v, void 
     return TIPC_OK;
 }
 
+enum tipc_status launch_parse_hostport(const char *flag, const char *s, char **host, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s)
+        return error_msg(TIPC_EUSAGE, "launch: %s '%s' is not HOST:PORT", flag, s);
+    const char *h = s, *he = colon;
+    if (*h == '[' && he[-1] == ']') h++, he--;   /* [v6]:port */
+    if (!parse_int(colon + 1, 0, 65535, port))
+        return error_msg(TIPC_EUSAGE, "launch: %s '%s': bad port '%s'", flag, s, colon + 1);
+    free(*host);
+    *host = xstrndup(h, (size_t)(he - h));
+    return TIPC_OK;
+}
+
 /* ---- the table ----------------------------------------------------------------------------- */
-enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
+enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv, bool (*is_command)(const char *word))
 {
     memset(o, 0, sizeof *o);
     o->nproc = o->nnodes = o->node_rank = o->master_port = o->sched_rank = o->sched_port = -1;
@@ -192,7 +205,7 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "launch: no command to run; e.g. 'tipc launch --gpus=0,1 train ...'");
     o->cmd = argv + r.rest;
     o->ncmd = argc - r.rest;
-    o->is_subcommand = cmd_find(o->cmd[0]) != NULL;   /* main's table: run by this tipc binary */
+    o->is_subcommand = is_command && is_command(o->cmd[0]);   /* run by this tipc binary */
     return TIPC_OK;
 }
 

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     stdout = fopen("/dev/null", "w");   /* --help prints the usage */
     if (which) {
         struct launch_opts o;
-        launch_parse(&o, argc, argv);
+        launch_parse(&o, argc, argv, NULL);
         launch_opts_free(&o);
     } else {
         const char *s = NULL, *e = NULL;

@@ -4,6 +4,7 @@
  * part is covered by tests/e2e/test_launch_*.sh with real processes. */
 #include "testutil.h"
 
+#include "../../runner/cmds.h"     /* defines: cmd_exists (what cmd_launch.c passes) */
 #include "../../runner/launch.h"
 
 static const char *const ENVS[] = {"POD_IP", "PAI_TASK_INDEX", "PAI_HOST_IP_worker_0", "SLURM_NODEID",
@@ -28,7 +29,7 @@ static enum tipc_status run(struct launch_opts *o, char **err, const char **argv
     while (argv[argc]) argc++;
     struct capture cap;
     capture_stderr_begin(&cap);
-    enum tipc_status st = launch_parse(o, argc, (char **)argv);
+    enum tipc_status st = launch_parse(o, argc, (char **)argv, cmd_exists);
     if (!st) st = launch_resolve(o);
     char *e = capture_stderr_end(&cap);
     if (err) *err = e;
