@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_html.h"
+#include "report_svg.h"
 #include "../core/check.h"
 #include "../core/staged.h"
 #include "../core/banned.h"
@@ -114,39 +114,30 @@ static enum tipc_status table_svg(const struct scaling_table *t, const char *pat
     }
     const struct svg_series thr[] = {{"measured", x, ips, t->n, false}, {"linear", x, ideal, t->n, false}};
     const struct svg_series pct[] = {{"efficiency", x, eff, t->n, false}, {"exposed comm", x, comm, t->n, false}};
-    xmlBufferPtr buf = xmlBufferCreate();
-    struct hw h = {buf ? xmlNewTextWriterMemory(buf, 0) : NULL, 0};
-    if (!h.w) {
-        if (buf) xmlBufferFree(buf);
-        return error_msg(TIPC_EIO, "cannot write %s: out of memory", path);
-    }
-    hw_start(&h, "svg");
-    hw_attr(&h, "xmlns", "http://www.w3.org/2000/svg");
-    hw_attr(&h, "width", "640");
-    hw_attr(&h, "height", "540");
-    hw_attr(&h, "viewBox", "0 0 640 540");
-    hw_attr(&h, "font-family", "sans-serif");
-    hw_attr(&h, "font-size", "12");
-    hw_start(&h, "rect");
-    hw_attr(&h, "width", "100%");
-    hw_attr(&h, "height", "100%");
-    hw_attr(&h, "fill", "white");
-    hw_end_empty(&h);
+    struct xw h;
+    TRY(xw_open(&h, path, "the scaling chart"));
+    xw_start(&h, "svg");
+    xw_attr(&h, "xmlns", "http://www.w3.org/2000/svg");
+    xw_attr(&h, "width", "640");
+    xw_attr(&h, "height", "540");
+    xw_attr(&h, "viewBox", "0 0 640 540");
+    xw_attr(&h, "font-family", "sans-serif");
+    xw_attr(&h, "font-size", "12");
+    xw_start(&h, "rect");
+    xw_attr(&h, "width", "100%");
+    xw_attr(&h, "height", "100%");
+    xw_attr(&h, "fill", "white");
+    xw_end(&h);
     char title[200];
     snprintf(title, sizeof title, "global img/s (batch %d per rank, %s)", t->o->batch, t->network);
     svg_plot_from_zero(&h, "throughput", title, "ranks", "img/s", thr, 2);
-    hw_start(&h, "g");
-    hw_attr(&h, "transform", "translate(0,270)");
+    xw_start(&h, "g");
+    xw_attr(&h, "transform", "translate(0,270)");
     svg_plot_from_zero(&h, "efficiency", "scaling efficiency and exposed communication (% of the step)", "ranks", "%",
                        pct, 2);
-    hw_end(&h);
-    hw_end(&h);
-    h.bad |= xmlTextWriterEndDocument(h.w) < 0;
-    xmlFreeTextWriter(h.w);
-    enum tipc_status st = h.bad ? error_msg(TIPC_EIO, "cannot write %s: the XML writer failed", path)
-                                : write_file_atomic(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-    xmlBufferFree(buf);
-    return st;
+    xw_end_full(&h);
+    xw_end_full(&h);
+    return xw_save(&h);
 }
 
 enum tipc_status scaling_write(const struct scaling_table *t)

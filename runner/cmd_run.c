@@ -19,7 +19,6 @@
 #include "plan_inputs.h" /* defines: plan_resolve_inputs */
 #include "tee.h"       /* defines: tee_start, tee_finish */
 #include "run_steps.h" /* defines: cwd_enter, status_from_file, subst_model, run_repo_prepare */
-#include "report_html.h" /* defines: report_html */
 #include "../engine/io/metrics.h" /* defines: metrics_create, metrics_emit */
 #include "../core/check.h"
 #include "../core/options.h"   /* defines: opt_parse */

@@ -81,5 +81,10 @@ enum tipc_status report_emit_summary(const struct report *r, struct metrics *m);
 
 /* Write JUnit XML atomically (temp file + rename); see report_junit.c. */
 enum tipc_status report_junit(const struct report *r, const char *path);
+/* The single-file HTML report of a run (OUTPUT/tipc/report.html), readable offline: the verdict,
+ * the stage table, a stage timeline, and for each training stage its loss, accuracy and throughput
+ * curves per rank as inline SVG (no script, no network). Built from the report and the run's
+ * metrics file (the stages append to it, so the file is the channel); see report_html.c. */
+enum tipc_status report_html(const struct report *r, const char *metrics_path, const char *path);
 
 #endif

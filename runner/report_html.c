@@ -1,9 +1,8 @@
-/* report_html.c: see report_html.h. */
-#include "report_html.h"
+/* report_html.c: the HTML report (report.h: report_html), from the report and the metrics file. */
+#include "report_svg.h"
 
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,57 +10,16 @@
 
 #include "xml_text.h"
 #include "../core/check.h"
-#include "../core/staged.h"   /* defines: write_file_atomic */
 #include "../core/banned.h"
 
 #define MAX_RANKS_PLOTTED 8
 
-/* ---- writer helpers ---- */
-
-void hw_start(struct hw *h, const char *el) { h->bad |= xmlTextWriterStartElement(h->w, BAD_CAST el) < 0; }
-void hw_end(struct hw *h) { h->bad |= xmlTextWriterFullEndElement(h->w) < 0; }
-void hw_end_empty(struct hw *h) { h->bad |= xmlTextWriterEndElement(h->w) < 0; }
-
-void hw_attr(struct hw *h, const char *name, const char *value)
+static void el_text(struct xw *h, const char *el, const char *cls, const char *text)
 {
-    char *v = xml_text_clean_str(value);
-    h->bad |= xmlTextWriterWriteAttribute(h->w, BAD_CAST name, BAD_CAST v) < 0;
-    free(v);
-}
-
-void hw_attrf(struct hw *h, const char *name, const char *fmt, ...)
-{
-    char buf[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    hw_attr(h, name, buf);
-}
-
-void hw_text(struct hw *h, const char *raw)
-{
-    char *v = xml_text_clean_str(raw);
-    h->bad |= xmlTextWriterWriteString(h->w, BAD_CAST v) < 0;
-    free(v);
-}
-
-void hw_textf(struct hw *h, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    hw_text(h, buf);
-}
-
-static void el_text(struct hw *h, const char *el, const char *cls, const char *text)
-{
-    hw_start(h, el);
-    if (cls) hw_attr(h, "class", cls);
-    hw_text(h, text);
-    hw_end(h);
+    xw_start(h, el);
+    if (cls) xw_attr(h, "class", cls);
+    xw_text(h, text);
+    xw_end_full(h);
 }
 
 /* ---- what the metrics file says about each training stage ---- */
@@ -180,17 +138,17 @@ static const char *outcome_name(enum case_outcome o)
     return o == CASE_PASSED ? "passed" : o == CASE_FAILED ? "failed" : "skipped";
 }
 
-static void stage_table(struct hw *h, const struct report *r)
+static void stage_table(struct xw *h, const struct report *r)
 {
-    hw_start(h, "table");
-    hw_start(h, "tr");
+    xw_start(h, "table");
+    xw_start(h, "tr");
     const char *cols[] = {"#", "stage", "status", "seconds", "log", "reason"};
     for (int i = 0; i < 6; i++) el_text(h, "th", NULL, cols[i]);
-    hw_end(h);
+    xw_end_full(h);
     for (int i = 0; i < r->n; i++) {
         const struct report_case *c = &r->c[i];
         char buf[64];
-        hw_start(h, "tr");
+        xw_start(h, "tr");
         snprintf(buf, sizeof buf, "%d", i + 1);
         el_text(h, "td", NULL, buf);
         char *name = report_case_name(r, c);
@@ -204,13 +162,13 @@ static void stage_table(struct hw *h, const struct report *r)
         el_text(h, "td", NULL, buf);
         el_text(h, "td", NULL, c->log_path ? c->log_path : "-");
         el_text(h, "td", NULL, c->reason ? c->reason : "");
-        hw_end(h);
+        xw_end_full(h);
     }
-    hw_end(h);
+    xw_end_full(h);
 }
 
 /* One chart of `what` (loss, top1, ips) with a line per rank (at most MAX_RANKS_PLOTTED). */
-static void rank_chart(struct hw *h, const struct tstage *t, int what, const char *cls, const char *title,
+static void rank_chart(struct xw *h, const struct tstage *t, int what, const char *cls, const char *title,
                        const char *ylabel)
 {
     int nr = 0;
@@ -242,7 +200,7 @@ static void rank_chart(struct hw *h, const struct tstage *t, int what, const cha
 }
 
 /* A sentence a person reads first: did the loss fall, what did eval say. */
-static void health(struct hw *h, const struct tstage *t)
+static void health(struct xw *h, const struct tstage *t)
 {
     double first = NAN, last = NAN, ips = 0;
     int nips = 0;
@@ -252,45 +210,45 @@ static void health(struct hw *h, const struct tstage *t)
         last = t->p[i].loss;
         ips += t->p[i].ips, nips++;
     }
-    hw_start(h, "p");
+    xw_start(h, "p");
     if (isnan(first)) {
-        hw_text(h, "no training steps were recorded");
+        xw_text(h, "no training steps were recorded");
     } else {
         bool fell = last < first;
-        hw_start(h, "span");
-        hw_attr(h, "class", fell ? "passed" : "warn");
-        hw_textf(h, "loss %s from %.4f to %.4f (%+.1f%%)", fell ? "fell" : "did not fall", first, last,
+        xw_start(h, "span");
+        xw_attr(h, "class", fell ? "passed" : "warn");
+        xw_textf(h, "loss %s from %.4f to %.4f (%+.1f%%)", fell ? "fell" : "did not fall", first, last,
                  first != 0 ? 100 * (last - first) / first : 0.0);
-        hw_end(h);
-        hw_textf(h, "; %d rank%s, %.1f img/s per rank (rank 0 average)", t->world > 0 ? t->world : 1,
+        xw_end_full(h);
+        xw_textf(h, "; %d rank%s, %.1f img/s per rank (rank 0 average)", t->world > 0 ? t->world : 1,
                  t->world > 1 ? "s" : "", nips ? ips / nips : 0.0);
-        if (t->nev) hw_textf(h, "; last eval top-1 %.2f%%", t->ev_top1[t->nev - 1]);
+        if (t->nev) xw_textf(h, "; last eval top-1 %.2f%%", t->ev_top1[t->nev - 1]);
     }
-    hw_end(h);
+    xw_end_full(h);
 }
 
-static void header(struct hw *h, const struct report *r, const struct mdata *d)
+static void header(struct xw *h, const struct report *r, const struct mdata *d)
 {
     int np = report_count(r, CASE_PASSED), nf = report_count(r, CASE_FAILED), ns = report_count(r, CASE_SKIPPED);
-    hw_start(h, "h1");
-    hw_textf(h, "%s \xC2\xB7 %s", r->model, r->mode);
-    hw_end(h);
-    hw_start(h, "p");
-    hw_attr(h, "class", nf || ns ? "verdict failed" : "verdict passed");
-    hw_textf(h, "%d passed, %d failed, %d skipped", np, nf, ns);
-    hw_end(h);
+    xw_start(h, "h1");
+    xw_textf(h, "%s \xC2\xB7 %s", r->model, r->mode);
+    xw_end_full(h);
+    xw_start(h, "p");
+    xw_attr(h, "class", nf || ns ? "verdict failed" : "verdict passed");
+    xw_textf(h, "%d passed, %d failed, %d skipped", np, nf, ns);
+    xw_end_full(h);
     char ts[40];
     time_t t0 = (time_t)r->started;
     struct tm tm;
     strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&t0, &tm));
-    hw_start(h, "p");
-    hw_textf(h, "host %s, started %s, config %s", r->hostname, ts, r->config);
+    xw_start(h, "p");
+    xw_textf(h, "host %s, started %s, config %s", r->hostname, ts, r->config);
     if (d->run) {
         const char *os = json_string_value(json_object_get(d->run, "os"));
         const char *ver = json_string_value(json_object_get(d->run, "tipc_version"));
-        hw_textf(h, "; %s, %d CPUs, tipc %s", os ? os : "?", (int)num(d->run, "cpus"), ver ? ver : "?");
+        xw_textf(h, "; %s, %d CPUs, tipc %s", os ? os : "?", (int)num(d->run, "cpus"), ver ? ver : "?");
     }
-    hw_end(h);
+    xw_end_full(h);
 }
 
 enum tipc_status report_html(const struct report *r, const char *metrics_path, const char *path)
@@ -298,34 +256,33 @@ enum tipc_status report_html(const struct report *r, const char *metrics_path, c
     struct mdata d;
     memset(&d, 0, sizeof d);
     read_metrics(&d, metrics_path);
-    xmlBufferPtr buf = xmlBufferCreate();
-    struct hw h = {buf ? xmlNewTextWriterMemory(buf, 0) : NULL, 0};
-    if (!h.w) {
-        if (buf) xmlBufferFree(buf);
+    struct xw h;
+    enum tipc_status st = xw_open(&h, path, "HTML report");
+    if (st != TIPC_OK) {
         mdata_free(&d);
-        return error_at(TIPC_EIO, path, 0, "cannot write HTML report: out of memory");
+        return st;
     }
-    h.bad |= xmlTextWriterWriteRaw(h.w, BAD_CAST "<!DOCTYPE html>\n") < 0;
-    hw_start(&h, "html");
-    hw_attr(&h, "lang", "en");
-    hw_start(&h, "head");
-    hw_start(&h, "meta");
-    hw_attr(&h, "charset", "utf-8");
-    hw_end_empty(&h);
-    hw_start(&h, "title");
-    hw_textf(&h, "tipc: %s %s", r->model, r->mode);
-    hw_end(&h);
+    xw_raw(&h, "<!DOCTYPE html>\n");
+    xw_start(&h, "html");
+    xw_attr(&h, "lang", "en");
+    xw_start(&h, "head");
+    xw_start(&h, "meta");
+    xw_attr(&h, "charset", "utf-8");
+    xw_end(&h);
+    xw_start(&h, "title");
+    xw_textf(&h, "tipc: %s %s", r->model, r->mode);
+    xw_end_full(&h);
     el_text(&h, "style", NULL, css);
-    hw_end(&h);
-    hw_start(&h, "body");
+    xw_end_full(&h);
+    xw_start(&h, "body");
     header(&h, r, &d);
     el_text(&h, "h2", NULL, "Stages");
     stage_table(&h, r);
     if (r->n) svg_timeline(&h, r);
     for (int i = 0; i < d.neval; i++) {
-        hw_start(&h, "p");
-        hw_textf(&h, "%s: top-1 %.2f%%", d.eval_name[i], d.eval_top1[i]);
-        hw_end(&h);
+        xw_start(&h, "p");
+        xw_textf(&h, "%s: top-1 %.2f%%", d.eval_name[i], d.eval_top1[i]);
+        xw_end_full(&h);
     }
     for (int i = 0; i < d.nt; i++) {
         const struct tstage *t = &d.t[i];
@@ -335,15 +292,8 @@ enum tipc_status report_html(const struct report *r, const char *metrics_path, c
         rank_chart(&h, t, 1, "accuracy", "top-1 accuracy (%) per rank, eval as dots", "top-1 %");
         rank_chart(&h, t, 2, "throughput", "throughput per rank (images/s)", "img/s");
     }
-    hw_end(&h);
-    hw_end(&h);
-    h.bad |= xmlTextWriterEndDocument(h.w) < 0;
-    h.bad |= xmlTextWriterFlush(h.w) < 0;
-    xmlFreeTextWriter(h.w);
+    xw_end_full(&h);
+    xw_end_full(&h);
     mdata_free(&d);
-    enum tipc_status st;
-    if (h.bad) st = error_at(TIPC_EIO, path, 0, "cannot write HTML report: the XML writer failed (out of memory?)");
-    else st = write_file_atomic(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-    xmlBufferFree(buf);
-    return st;
+    return xw_save(&h);
 }

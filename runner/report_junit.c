@@ -4,88 +4,57 @@
  * Every string goes through xml_text_clean first, so any bytes in a log give a well-formed file. */
 #include "report.h"
 
-#include <libxml/xmlwriter.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "xml_text.h"
 #include "../core/check.h"
-#include "../core/staged.h"   /* defines: write_file_atomic */
 #include "../core/banned.h"
 
 #define LOG_TAIL_BYTES 8192 /* of a failing stage's log, in its <failure> body */
 
-/* The writer's calls return < 0 on failure (out of memory); one flag collects them. */
-struct jw { xmlTextWriterPtr w; int bad; };
-
-static void start(struct jw *j, const char *el) { j->bad |= xmlTextWriterStartElement(j->w, BAD_CAST el) < 0; }
-static void end(struct jw *j) { j->bad |= xmlTextWriterEndElement(j->w) < 0; }
-
-static void attr(struct jw *j, const char *name, const char *raw)
+static void property(struct xw *j, const char *name, const char *value)
 {
-    char *v = xml_text_clean_str(raw);
-    j->bad |= xmlTextWriterWriteAttribute(j->w, BAD_CAST name, BAD_CAST v) < 0;
-    free(v);
+    xw_start(j, "property");
+    xw_attr(j, "name", name);
+    xw_attr(j, "value", value);
+    xw_end(j);
 }
 
-static void attrf(struct jw *j, const char *name, const char *fmt, double v)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, fmt, v);
-    attr(j, name, buf);
-}
-
-static void text(struct jw *j, const char *clean)
-{
-    j->bad |= xmlTextWriterWriteString(j->w, BAD_CAST clean) < 0;
-}
-
-static void property(struct jw *j, const char *name, const char *value)
-{
-    start(j, "property");
-    attr(j, "name", name);
-    attr(j, "value", value);
-    end(j);
-}
-
-static void write_case(struct jw *j, const struct report *r, const struct report_case *c)
+static void write_case(struct xw *j, const struct report *r, const struct report_case *c)
 {
     char *name = report_case_name(r, c), *classname = xasprintf("%s.%s.%s", r->model, r->mode, c->kind);
-    start(j, "testcase");
-    attr(j, "name", name);
-    attr(j, "classname", classname);
-    attrf(j, "time", "%.3f", c->seconds);
+    xw_start(j, "testcase");
+    xw_attr(j, "name", name);
+    xw_attr(j, "classname", classname);
+    xw_attrf(j, "time", "%.3f", c->seconds);
     if (c->outcome == CASE_FAILED) {
-        start(j, "failure");
-        attr(j, "message", c->reason);
+        xw_start(j, "failure");
+        xw_attr(j, "message", c->reason);
         char type[32];
         snprintf(type, sizeof type, "exit %d", c->status);
-        attr(j, "type", type);
+        xw_attr(j, "type", type);
         bool cut = false;
         char *tail = xml_text_file_tail(c->log_path, LOG_TAIL_BYTES, &cut);
         const char *what = !tail ? "(no log" : !*tail ? "(empty log " : cut ? "(last lines of " : "(";
         char *head = xasprintf("%s\n%s%s)\n", c->reason, what, tail ? c->log_path : "");
-        char *clean = xml_text_clean_str(head);
-        text(j, clean);
-        if (tail) text(j, tail);
-        free(clean);
+        xw_text(j, head);
+        if (tail) xw_text(j, tail);
         free(head);
         free(tail);
-        end(j);
+        xw_end(j);
     } else if (c->outcome == CASE_SKIPPED) {
-        start(j, "skipped");
-        attr(j, "message", c->reason);
-        end(j);
+        xw_start(j, "skipped");
+        xw_attr(j, "message", c->reason);
+        xw_end(j);
     }
     char *out = xasprintf("command: %s\nconfig: %s:%d\nlog: %s\nexit status: %d\n", c->cmd, r->config, c->line,
                           c->log_path ? c->log_path : "-", c->status);
-    char *clean = xml_text_clean_str(out);
-    start(j, "system-out");
-    text(j, clean);
-    end(j);
-    end(j);
-    free(clean);
+    xw_start(j, "system-out");
+    xw_text(j, out);
+    xw_end(j);
+    xw_end(j);
     free(out);
     free(name);
     free(classname);
@@ -93,12 +62,8 @@ static void write_case(struct jw *j, const struct report *r, const struct report
 
 enum tipc_status report_junit(const struct report *r, const char *path)
 {
-    xmlBufferPtr buf = xmlBufferCreate();
-    struct jw j = {buf ? xmlNewTextWriterMemory(buf, 0) : NULL, 0};
-    if (!j.w) {
-        if (buf) xmlBufferFree(buf);
-        return error_at(TIPC_EIO, path, 0, "cannot write JUnit report: out of memory");
-    }
+    struct xw j;
+    TRY(xw_open(&j, path, "JUnit report"));
     double total = 0;
     for (int i = 0; i < r->n; i++) total += r->c[i].seconds;
     char ts[32], tests[16], failures[16], skipped[16];
@@ -110,35 +75,28 @@ enum tipc_status report_junit(const struct report *r, const char *path)
     snprintf(skipped, sizeof skipped, "%d", report_count(r, CASE_SKIPPED));
     char *suite = xasprintf("%s.%s", r->model, r->mode);
 
-    j.bad |= xmlTextWriterSetIndent(j.w, 1) < 0;
-    j.bad |= xmlTextWriterStartDocument(j.w, NULL, "UTF-8", NULL) < 0;
-    start(&j, "testsuites");
-    attr(&j, "name", "tipc");
-    attr(&j, "tests", tests);
-    attr(&j, "failures", failures);
-    attr(&j, "errors", "0");
-    attrf(&j, "time", "%.3f", total);
-    start(&j, "testsuite");
-    attr(&j, "name", suite);
-    attr(&j, "tests", tests);
-    attr(&j, "failures", failures);
-    attr(&j, "errors", "0");
-    attr(&j, "skipped", skipped);
-    attrf(&j, "time", "%.3f", total);
-    attr(&j, "timestamp", ts);
-    attr(&j, "hostname", r->hostname);
-    start(&j, "properties");
+    xw_declaration(&j);
+    xw_start(&j, "testsuites");
+    xw_attr(&j, "name", "tipc");
+    xw_attr(&j, "tests", tests);
+    xw_attr(&j, "failures", failures);
+    xw_attr(&j, "errors", "0");
+    xw_attrf(&j, "time", "%.3f", total);
+    xw_start(&j, "testsuite");
+    xw_attr(&j, "name", suite);
+    xw_attr(&j, "tests", tests);
+    xw_attr(&j, "failures", failures);
+    xw_attr(&j, "errors", "0");
+    xw_attr(&j, "skipped", skipped);
+    xw_attrf(&j, "time", "%.3f", total);
+    xw_attr(&j, "timestamp", ts);
+    xw_attr(&j, "hostname", r->hostname);
+    xw_start(&j, "properties");
     property(&j, "config", r->config);
     property(&j, "model", r->model);
     property(&j, "mode", r->mode);
-    end(&j);
+    xw_end(&j);
     for (int i = 0; i < r->n; i++) write_case(&j, r, &r->c[i]);
-    j.bad |= xmlTextWriterEndDocument(j.w) < 0; /* closes every open element */
-    xmlFreeTextWriter(j.w);
     free(suite);
-    enum tipc_status st;
-    if (j.bad) st = error_at(TIPC_EIO, path, 0, "cannot write JUnit report: the XML writer failed (out of memory?)");
-    else st = write_file_atomic(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-    xmlBufferFree(buf);
-    return st;
+    return xw_save(&j);
 }

@@ -1,5 +1,5 @@
-/* report_svg.c: the report's inline SVG charts (see report_html.h). */
-#include "report_html.h"
+/* report_svg.c: SVG charts and the stage timeline (see report_svg.h). */
+#include "report_svg.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -34,48 +34,48 @@ static void range(const struct svg_series *s, int ns, bool xaxis, double *lo, do
     if (*hi - *lo < 1e-12) *lo -= 0.5, *hi += 0.5;
 }
 
-static void text_at(struct hw *h, double x, double y, const char *anchor, const char *s)
+static void text_at(struct xw *h, double x, double y, const char *anchor, const char *s)
 {
-    hw_start(h, "text");
-    hw_attrf(h, "x", "%.1f", x);
-    hw_attrf(h, "y", "%.1f", y);
-    if (anchor) hw_attr(h, "text-anchor", anchor);
-    hw_text(h, s);
-    hw_end(h);
+    xw_start(h, "text");
+    xw_attrf(h, "x", "%.1f", x);
+    xw_attrf(h, "y", "%.1f", y);
+    if (anchor) xw_attr(h, "text-anchor", anchor);
+    xw_text(h, s);
+    xw_end_full(h);
 }
 
-static void line(struct hw *h, double x1, double y1, double x2, double y2, const char *stroke)
+static void line(struct xw *h, double x1, double y1, double x2, double y2, const char *stroke)
 {
-    hw_start(h, "line");
-    hw_attrf(h, "x1", "%.1f", x1);
-    hw_attrf(h, "y1", "%.1f", y1);
-    hw_attrf(h, "x2", "%.1f", x2);
-    hw_attrf(h, "y2", "%.1f", y2);
-    hw_attr(h, "stroke", stroke);
-    hw_end_empty(h);
+    xw_start(h, "line");
+    xw_attrf(h, "x1", "%.1f", x1);
+    xw_attrf(h, "y1", "%.1f", y1);
+    xw_attrf(h, "x2", "%.1f", x2);
+    xw_attrf(h, "y2", "%.1f", y2);
+    xw_attr(h, "stroke", stroke);
+    xw_end(h);
 }
 
-static void svg_open(struct hw *h, const char *cls, int w, int hgt, const char *title)
+static void svg_open(struct xw *h, const char *cls, int w, int hgt, const char *title)
 {
-    hw_start(h, "svg");
-    hw_attr(h, "xmlns", "http://www.w3.org/2000/svg");
-    hw_attr(h, "class", cls);
-    hw_attrf(h, "width", "%d", w);
-    hw_attrf(h, "height", "%d", hgt);
-    hw_attrf(h, "viewBox", "0 0 %d %d", w, hgt);
-    hw_attr(h, "role", "img");
-    hw_start(h, "title");
-    hw_text(h, title);
-    hw_end(h);
-    hw_start(h, "text");
-    hw_attr(h, "x", "8");
-    hw_attr(h, "y", "18");
-    hw_attr(h, "class", "charttitle");
-    hw_text(h, title);
-    hw_end(h);
+    xw_start(h, "svg");
+    xw_attr(h, "xmlns", "http://www.w3.org/2000/svg");
+    xw_attr(h, "class", cls);
+    xw_attrf(h, "width", "%d", w);
+    xw_attrf(h, "height", "%d", hgt);
+    xw_attrf(h, "viewBox", "0 0 %d %d", w, hgt);
+    xw_attr(h, "role", "img");
+    xw_start(h, "title");
+    xw_text(h, title);
+    xw_end_full(h);
+    xw_start(h, "text");
+    xw_attr(h, "x", "8");
+    xw_attr(h, "y", "18");
+    xw_attr(h, "class", "charttitle");
+    xw_text(h, title);
+    xw_end_full(h);
 }
 
-static void plot(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
+static void plot(struct xw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
                  const struct svg_series *s, int ns, bool y_from_zero)
 {
     double x0, x1, y0, y1;
@@ -107,41 +107,41 @@ static void plot(struct hw *h, const char *cls, const char *title, const char *x
             if (!isfinite(s[k].x[i]) || !isfinite(s[k].y[i])) continue;
             double px = ML + pw * (s[k].x[i] - x0) / (x1 - x0), py = MT + ph - ph * (s[k].y[i] - y0) / (y1 - y0);
             if (s[k].points) {
-                hw_start(h, "circle");
-                hw_attrf(h, "cx", "%.1f", px);
-                hw_attrf(h, "cy", "%.1f", py);
-                hw_attr(h, "r", "4");
-                hw_attr(h, "fill", color);
-                hw_end_empty(h);
+                xw_start(h, "circle");
+                xw_attrf(h, "cx", "%.1f", px);
+                xw_attrf(h, "cy", "%.1f", py);
+                xw_attr(h, "r", "4");
+                xw_attr(h, "fill", color);
+                xw_end(h);
             } else {
                 int m = snprintf(pts + len, cap - len, "%.1f,%.1f ", px, py);
                 if (m > 0 && (size_t)m < cap - len) len += (size_t)m;
             }
         }
         if (!s[k].points && len) {
-            hw_start(h, "polyline");
-            hw_attr(h, "class", cls);
-            hw_attr(h, "fill", "none");
-            hw_attr(h, "stroke", color);
-            hw_attr(h, "stroke-width", "1.5");
-            hw_attr(h, "points", pts);
-            hw_end_empty(h);
+            xw_start(h, "polyline");
+            xw_attr(h, "class", cls);
+            xw_attr(h, "fill", "none");
+            xw_attr(h, "stroke", color);
+            xw_attr(h, "stroke-width", "1.5");
+            xw_attr(h, "points", pts);
+            xw_end(h);
         }
         free(pts);
         double ly = MT + 4 + 14 * k; /* legend, top right */
-        hw_start(h, "rect");
-        hw_attrf(h, "x", "%d", W - MR - 120);
-        hw_attrf(h, "y", "%.1f", ly);
-        hw_attr(h, "width", "10");
-        hw_attr(h, "height", "10");
-        hw_attr(h, "fill", color);
-        hw_end_empty(h);
+        xw_start(h, "rect");
+        xw_attrf(h, "x", "%d", W - MR - 120);
+        xw_attrf(h, "y", "%.1f", ly);
+        xw_attr(h, "width", "10");
+        xw_attr(h, "height", "10");
+        xw_attr(h, "fill", color);
+        xw_end(h);
         text_at(h, W - MR - 106, ly + 9, "start", s[k].label);
     }
-    hw_end(h);
+    xw_end_full(h);
 }
 
-void svg_timeline(struct hw *h, const struct report *r)
+void svg_timeline(struct xw *h, const struct report *r)
 {
     double t0 = r->started, t1 = t0 + 1e-3;
     for (int i = 0; i < r->n; i++) {
@@ -163,30 +163,30 @@ void svg_timeline(struct hw *h, const struct report *r)
         double s = c->started > t0 ? c->started - t0 : 0;
         double x = ML + pw * s / (t1 - t0), w = pw * c->seconds / (t1 - t0);
         const char *fill = c->outcome == CASE_PASSED ? "#2ca02c" : c->outcome == CASE_FAILED ? "#d62728" : "#bbbbbb";
-        hw_start(h, "rect");
-        hw_attrf(h, "x", "%.1f", x);
-        hw_attrf(h, "y", "%d", MT + 16 * i + 2);
-        hw_attrf(h, "width", "%.1f", w < 2 ? 2 : w);
-        hw_attr(h, "height", "12");
-        hw_attr(h, "fill", fill);
-        hw_start(h, "title");
-        hw_textf(h, "%d %s[%s]: %s, %.1f s", i + 1, c->kind, c->matrix,
+        xw_start(h, "rect");
+        xw_attrf(h, "x", "%.1f", x);
+        xw_attrf(h, "y", "%d", MT + 16 * i + 2);
+        xw_attrf(h, "width", "%.1f", w < 2 ? 2 : w);
+        xw_attr(h, "height", "12");
+        xw_attr(h, "fill", fill);
+        xw_start(h, "title");
+        xw_textf(h, "%d %s[%s]: %s, %.1f s", i + 1, c->kind, c->matrix,
                  c->outcome == CASE_PASSED ? "passed" : c->outcome == CASE_FAILED ? "failed" : "skipped", c->seconds);
-        hw_end(h);
-        hw_end(h);
+        xw_end_full(h);
+        xw_end_full(h);
         snprintf(buf, sizeof buf, "%d %s", i + 1, c->kind);
         text_at(h, ML - 6, MT + 16 * i + 12, "end", buf);
     }
-    hw_end(h);
+    xw_end_full(h);
 }
 
-void svg_plot(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
+void svg_plot(struct xw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
               const struct svg_series *s, int ns)
 {
     plot(h, cls, title, xlabel, ylabel, s, ns, false);
 }
 
-void svg_plot_from_zero(struct hw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
+void svg_plot_from_zero(struct xw *h, const char *cls, const char *title, const char *xlabel, const char *ylabel,
                         const struct svg_series *s, int ns)
 {
     plot(h, cls, title, xlabel, ylabel, s, ns, true);

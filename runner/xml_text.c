@@ -1,12 +1,14 @@
-/* xml_text.c: see xml_text.h. */
+/* xml_text.c: see xml_text.h: the cleaner, then the writer built on it. */
 #include "xml_text.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/check.h"
+#include "../core/staged.h"   /* defines: write_file_atomic */
 #include "../core/banned.h"
 
 struct sbuf { char *p; size_t n, cap; };
@@ -126,4 +128,73 @@ char *xml_text_file_tail(const char *path, size_t max, bool *cut)
     char *out = xml_text_clean(buf + start, got - start);
     free(buf);
     return out;
+}
+
+/* ---- the writer ------------------------------------------------------------------------------- */
+
+enum tipc_status xw_open(struct xw *x, const char *path, const char *what)
+{
+    *x = (struct xw){.buf = xmlBufferCreate(), .path = path, .what = what};
+    x->w = x->buf ? xmlNewTextWriterMemory(x->buf, 0) : NULL;
+    if (x->w) return TIPC_OK;
+    if (x->buf) xmlBufferFree(x->buf);
+    return error_at(TIPC_EIO, path, 0, "cannot write %s: out of memory", what);
+}
+
+void xw_declaration(struct xw *x)
+{
+    x->bad |= xmlTextWriterSetIndent(x->w, 1) < 0;
+    x->bad |= xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0;
+}
+
+void xw_raw(struct xw *x, const char *s) { x->bad |= xmlTextWriterWriteRaw(x->w, BAD_CAST s) < 0; }
+void xw_start(struct xw *x, const char *el) { x->bad |= xmlTextWriterStartElement(x->w, BAD_CAST el) < 0; }
+void xw_end(struct xw *x) { x->bad |= xmlTextWriterEndElement(x->w) < 0; }
+void xw_end_full(struct xw *x) { x->bad |= xmlTextWriterFullEndElement(x->w) < 0; }
+
+void xw_attr(struct xw *x, const char *name, const char *value)
+{
+    char *v = xml_text_clean_str(value);
+    x->bad |= xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST v) < 0;
+    free(v);
+}
+
+void xw_attrf(struct xw *x, const char *name, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    xw_attr(x, name, buf);
+}
+
+void xw_text(struct xw *x, const char *raw)
+{
+    char *v = xml_text_clean_str(raw);
+    x->bad |= xmlTextWriterWriteString(x->w, BAD_CAST v) < 0;
+    free(v);
+}
+
+void xw_textf(struct xw *x, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    xw_text(x, buf);
+}
+
+enum tipc_status xw_save(struct xw *x)
+{
+    x->bad |= xmlTextWriterEndDocument(x->w) < 0; /* closes every open element */
+    x->bad |= xmlTextWriterFlush(x->w) < 0;
+    xmlFreeTextWriter(x->w);
+    enum tipc_status st;
+    if (x->bad) st = error_at(TIPC_EIO, x->path, 0, "cannot write %s: the XML writer failed (out of memory?)", x->what);
+    else st = write_file_atomic(x->path, xmlBufferContent(x->buf), (size_t)xmlBufferLength(x->buf));
+    xmlBufferFree(x->buf);
+    *x = (struct xw){0};
+    return st;
 }

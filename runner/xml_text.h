@@ -12,8 +12,10 @@
  * The writer (libxml2) then escapes <, >, & and quotes. */
 #ifndef TIPC_XML_TEXT_H
 #define TIPC_XML_TEXT_H
+#include <libxml/xmlwriter.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "../core/status.h"
 
 /* Clean n bytes of s (which may hold NULs). Returns a malloc'ed NUL-terminated string. */
 char *xml_text_clean(const char *s, size_t n);
@@ -24,5 +26,31 @@ char *xml_text_clean_str(const char *s);
  * character (never half a multibyte character) and, when one begins near the cut, to the start of a line.
  * *cut is set when the file was longer. NULL when the file cannot be read. */
 char *xml_text_file_tail(const char *path, size_t max, bool *cut);
+
+/* ---- the writer: JUnit, HTML and SVG ------------------------------------------------------------
+ * libxml2's xmlTextWriter into memory, with one sticky failure flag (each libxml2 call returns < 0
+ * on failure, out of memory); the document is written to its file whole (write_file_atomic), or
+ * not at all. Every attribute and text is cleaned first (above). */
+struct xw {
+    xmlBufferPtr buf;
+    xmlTextWriterPtr w;
+    int bad;
+    const char *path, *what; /* the file, and what it is ("JUnit report") for messages */
+};
+/* TIPC_EIO "PATH: cannot write WHAT: out of memory" when the writer cannot be made. */
+enum tipc_status xw_open(struct xw *x, const char *path, const char *what);
+/* `<?xml version="1.0" encoding="UTF-8"?>` and indented elements from here on (JUnit). */
+void xw_declaration(struct xw *x);
+void xw_raw(struct xw *x, const char *s);   /* as is, e.g. "<!DOCTYPE html>\n" */
+void xw_start(struct xw *x, const char *el);
+void xw_end(struct xw *x);                  /* </el>, or <el/> when it holds nothing (XML, SVG, void HTML) */
+void xw_end_full(struct xw *x);             /* </el> always (HTML) */
+void xw_attr(struct xw *x, const char *name, const char *value);
+void xw_attrf(struct xw *x, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void xw_text(struct xw *x, const char *raw);
+void xw_textf(struct xw *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Close every open element, free the writer and write the file (write_file_atomic); TIPC_EIO with a
+ * message when the writer failed at any point or the file cannot be written. */
+enum tipc_status xw_save(struct xw *x);
 
 #endif

@@ -8,7 +8,6 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 #include "../../runner/report.h"
-#include "../../runner/report_html.h"
 
 static char dir[256];
 
