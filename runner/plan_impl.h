@@ -1,5 +1,7 @@
-/* plan_impl.h: internals shared by plan.c (common helpers), plan_step6.c (32-line harness) and
- * plan_full.c (51-line harness). Not a public interface. */
+/* plan_impl.h: the builders' internals: struct builder and the shared vocabulary (plan_builder.c)
+ * that the harness builders use (plan_step6.c for 32-line configs; plan_full.c, plan_clas.c,
+ * plan_det.c and plan_seg.c for the 51-line dialects), and those builders, which plan.c calls.
+ * Not a public interface. */
 #ifndef TIPC_PLAN_IMPL_H
 #define TIPC_PLAN_IMPL_H
 #include <stdbool.h>
@@ -32,6 +34,8 @@ struct builder {
 #define PLAN_DIR_MARK "\x1dTIPC_OUTPUT_DIR\x1d"
 /* A malloc'ed copy of s with every PLAN_DIR_MARK replaced by the real output directory. */
 char *pb_real_dir(const struct builder *b, const char *s);
+/* The same in place on a malloc'ed word (NULL or without the mark: unchanged). */
+void pb_real_word(const struct builder *b, char **w);
 
 #define K(i) (cfg_at(b->cfg, (i))->key)
 #define V(i) (cfg_at(b->cfg, (i))->value)
