@@ -1,4 +1,4 @@
-/* cmds.h: one entry point per subcommand (git-style cmd_<name>), each in runner/cmd_<name>.c,
+/* cmds.h: one entry point per subcommand (git-style cmd_<name>), each in runner/cmd/cmd_<name>.c,
  * and the command table (runner/commands.c) that main, `tipc help` and `tipc launch` share.
  * argv[0] is the subcommand name. Each returns an enum tipc_status, which is the exit code.
  * Each parses its command line with core/options.h; `CMD --help` prints the usage generated

@@ -57,22 +57,22 @@ check_rng() {
 
 check_mkdir() {
     # One mkdir -p: mkdir_p() in core/fs.c; nothing else calls mkdir(2) (tests may, for fixtures;
-    # launch_secret.c makes one private 0700 directory, not a path).
+    # runner/launch/secret.c makes one private 0700 directory, not a path).
     hits "a direct mkdir() (use mkdir_p() from core/fs.h)" \
-        '(^|[^_[:alnum:]])mkdir[[:space:]]*\(' engine runner prepare core --exclude=fs.c --exclude=launch_secret.c
+        '(^|[^_[:alnum:]])mkdir[[:space:]]*\(' engine runner prepare core --exclude=fs.c --exclude=secret.c
 }
 
 check_parser() {
     # One option parser, core/options.c (a declarative table per command). Elsewhere: no argv word
     # compared with an option name by hand (strcmp/strncmp/strcasecmp against a "-x" or "--name"
     # literal), no getopt, no option word recognised by hand (argv[i][0] == '-'), and no second
-    # list of the command names (runner/commands.c's table is the one; the launcher asks it).
-    # Not tipc's own command line, so not checked: runner/plan*.c reads the flags of the commands a
+    # list of the command names (runner/commands.c's table is the one; `tipc launch` asks it).
+    # Not tipc's own command line, so not checked: runner/plan/ reads the flags of the commands a
     # TIPC config runs (Paddle's scripts, `-c`, `--img-path`).
     local rc=0
     hits "an option compared by hand (put it in the command's struct opt table, core/options.h)" \
         'str(n)?(case)?cmp[[:space:]]*\([^;]*"--?[A-Za-z]' engine runner prepare core --exclude=options.c \
-        --exclude='plan*.c' || rc=1
+        --exclude-dir=plan || rc=1
     hits "getopt (use core/options.h)" '(^|[^_[:alnum:]])getopt(_long)?[[:space:]]*\(' engine runner prepare core || rc=1
     hits "an option word recognised by hand (use core/options.h)" \
         "argv\[[^]]*\]\[0\][[:space:]]*[!=]=[[:space:]]*'-'" engine runner prepare core --exclude=options.c || rc=1
@@ -136,7 +136,7 @@ check_file_size() {
 # backward followed by an update. (Op-level tests call single ops, not net_backward.)
 check_one_train_step() {
     local rc=0 f
-    for f in engine/model/trainer.c runner/cmd_bench.c tests/unit/test_model.c; do
+    for f in engine/model/trainer.c runner/cmd/cmd_bench.c tests/unit/test_model.c; do
         grep -q 'net_train_step(' "$f" || { echo "$f: does not call net_train_step   <- one named step"; rc=1; }
     done
     local out
@@ -150,7 +150,7 @@ check_one_train_step() {
 }
 
 # The environment is read once, by the commands' option tables (core/options.c's env column; env-only
-# rows such as runner/engine_settings.h and prepare_settings.h) and the runner's command code, never
+# rows such as runner/cmd/engine_settings.h and prepare_settings.h) and the runner's command code, never
 # deep in a module. Below runner/ only the launcher -> rank contract may read it, as torch's env://
 # init does: comm.c (RANK, WORLD_SIZE, MASTER_ADDR/PORT, TIPC_JOB_ID/TOKEN, TIPC_NODE_IP, topology),
 # backend.c (the process's CUDA device: TIPC_DEVICE, FLAGS_selected_gpus, LOCAL_RANK) and
