@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# test_layout.sh: the structural rules of scripts/check_layout.sh hold (floors, one clock, one
-# parser, one splitmix64, one mkdir -p, the environment read by option tables), and the checker
-# catches a violation of each, planted in a copy of the tree.
+# test_layout.sh: the structural rules of scripts/check_layout.sh hold (floors, runner/'s wings and
+# no circle between its files, one clock, one parser, one splitmix64, one mkdir -p, the environment
+# read by option tables), and the checker catches a violation of each, planted in a copy of the tree.
 . "$ROOT/tests/e2e/lib.sh"
 bash "$ROOT/scripts/check_layout.sh" || fail "scripts/check_layout.sh found violations (above)"
 
+# tree_copy DIR: the sources and the checker, copied to plant violations in.
+tree_copy() {
+    mkdir -p "$1"
+    cp -r "$ROOT/scripts" "$ROOT/core" "$ROOT/engine" "$ROOT/prepare" "$ROOT/runner" "$1/"
+}
+
 # The checker must be able to fail: plant one violation per floor rule in a copy.
 copy="$TMPDIR/tree"
-mkdir -p "$copy"
-cp -r "$ROOT/scripts" "$ROOT/core" "$ROOT/engine" "$ROOT/prepare" "$ROOT/runner" "$copy/"
+tree_copy "$copy"
 echo '#include "../../runner/launch/launch.h"' >>"$copy/engine/model/net.c"
 echo '#include "../runner/plan/plan.h"' >>"$copy/prepare/prepare.c"
 printf 'static double t(void){struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return 0;}\n' >>"$copy/engine/io/onnx.c"
@@ -29,8 +34,8 @@ grep -q 'prepare/fetch.c:.*getenv below runner/' <<<"$out" || fail "getenv in pr
 
 # The engine's rules (boundary, paired op files, file size, one training step), planted likewise.
 copy2="$TMPDIR/tree2"
+tree_copy "$copy2"
 mkdir -p "$copy2/tests/unit"
-cp -r "$ROOT/scripts" "$ROOT/core" "$ROOT/engine" "$ROOT/prepare" "$ROOT/runner" "$copy2/"
 cp "$ROOT"/tests/unit/*.c "$copy2/tests/unit/"
 bash "$copy2/scripts/check_layout.sh" >/dev/null || fail "the unplanted copy fails the check"
 echo 'static void f(struct net *n) { n->be.ops->sync(n->be.ctx); }' >>"$copy2/runner/cmd/cmd_infer.c"
@@ -44,4 +49,27 @@ grep -q '^engine/ops/cpu/resize.c: no CUDA twin' <<<"$out" || fail "unpaired op 
 grep -q '^engine/model/big.c: 501 lines' <<<"$out" || fail "a 501-line file not named: $out"
 grep -q '^runner/cmd/cmd_export.c:.*a second training step' <<<"$out" || fail "a second step not named: $out"
 grep -q '^runner/cmd/cmd_bench.c: does not call net_train_step' <<<"$out" || fail "bench without the step not named: $out"
+
+# runner/'s wings (cmd/ -> run/, bench/ -> launch/, report/ -> plan/): an include up, one across
+# siblings, another wing's internal.h, cmds.h outside the front door; and a circle between two files
+# of one wing, read from their objects.
+copy3="$TMPDIR/tree3"
+tree_copy "$copy3"
+echo '#include "../run/proc.h"' >>"$copy3/runner/plan/plan.c"
+echo '#include "../bench/scaling.h"' >>"$copy3/runner/run/tee.c"
+echo '#include "../launch/internal.h"' >>"$copy3/runner/run/cluster.c"
+echo '#include "../cmds.h"' >>"$copy3/runner/launch/node.c"
+printf 'void zz_b(void);\nvoid zz_a(void) { zz_b(); }\n' >"$copy3/runner/plan/zz_a.c"
+printf 'void zz_a(void);\nvoid zz_b(void) { zz_a(); }\n' >"$copy3/runner/plan/zz_b.c"
+mkdir -p "$copy3/obj/runner/plan"
+for f in zz_a zz_b; do cc -c "$copy3/runner/plan/$f.c" -o "$copy3/obj/runner/plan/$f.o" || fail "cannot compile $f.c"; done
+out=$(LAYOUT_OBJDIR=obj bash "$copy3/scripts/check_layout.sh" 2>&1) && fail "planted wing violations passed the check"
+grep -q '^runner/plan/plan.c:[0-9]*: includes runner/run/proc.h, up or across' <<<"$out" || fail "plan -> run not named: $out"
+grep -q '^runner/run/tee.c:[0-9]*: includes runner/bench/scaling.h, up or across' <<<"$out" || fail "run -> bench not named: $out"
+grep -q '^runner/run/cluster.c:[0-9]*: includes another wing.s internal header' <<<"$out" || fail "internal.h not named: $out"
+grep -q '^runner/launch/node.c:[0-9]*: cmds.h outside the front door' <<<"$out" || fail "cmds.h in launch/ not named: $out"
+grep -q '^runner/plan/zz_a.c: uses runner/plan/zz_b.c.*a circle between runner/ files' <<<"$out" || fail "a circle not named: $out"
+rm "$copy3"/runner/plan/zz_?.c    # the objects alone, their sources gone: leftovers, not a circle
+out=$(LAYOUT_OBJDIR=obj bash "$copy3/scripts/check_layout.sh" 2>&1)
+grep -q 'a circle' <<<"$out" && fail "objects without their sources counted: $out"
 echo "ok: layout rules hold and a planted violation is caught"
