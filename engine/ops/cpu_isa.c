@@ -92,11 +92,11 @@ enum tipc_status cpu_isa_select(enum cpu_isa l)
 {
     if (l == CPU_ISA_AUTO) l = cpu_isa_best();
     if (!cpu_isa_built(l))
-        return error_msg(TIPC_EUSAGE, "TIPC_CPU_ISA=%s: this tipc is built for %s kernels only", cpu_isa_name(l),
+        return error_msg(TIPC_EUSAGE, "TIPC_CPU_ISA=%s: this tipc is built for %s kernels only", cpu_isa_alias(l),
                          cpu_isa_built(CPU_ISA_NEON) ? "aarch64" : "x86-64 (v2, v3, v4)");
     if (!cpu_isa_runs(l))
         return error_msg(TIPC_EUSAGE, "TIPC_CPU_ISA=%s: this CPU cannot run it (the best it runs is %s; unset "
-                         "TIPC_CPU_ISA or set it to auto)", cpu_isa_name(l), cpu_isa_name(cpu_isa_best()));
+                         "TIPC_CPU_ISA or set it to auto)", cpu_isa_alias(l), cpu_isa_name(cpu_isa_best()));
     K = table_of(l);
     cur = l;
     return TIPC_OK;

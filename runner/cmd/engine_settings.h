@@ -16,6 +16,9 @@
     {"TIPC_CUDA_TF32", NULL, OPT_BOOL, &(s).tf32, NULL, 0, 0, "0|1",                                      \
      "1: TF32 tensor cores in cuBLAS/cuDNN (GPU; default off: fp32 as the CPU)", "TIPC_CUDA_TF32", NULL}, \
     {"TIPC_CUDNN_FIND", NULL, OPT_BOOL, &(s).cudnn_find, NULL, 0, 0, "0|1",                               \
-     "1: benchmark cuDNN's convolution algorithms (cudnnFind) instead of its heuristics", "TIPC_CUDNN_FIND", NULL}
+     "1: benchmark cuDNN's convolution algorithms (cudnnFind) instead of its heuristics", "TIPC_CUDNN_FIND", NULL}, \
+    {"TIPC_CPU_ISA", NULL, OPT_FN, &(s).cpu_isa, NULL, 0, 0, "auto|v2|v3|v4",                              \
+     "CPU kernels' ISA level (auto: the best this CPU runs; `tipc version` lists them)", "TIPC_CPU_ISA",     \
+     backend_cpu_isa_opt}
 
 #endif

@@ -1,5 +1,5 @@
 # test_env_settings.sh: the environment is read once, by each command's option table (#14): the
-# engine's switches (TIPC_NO_FUSE, TIPC_INFER_PER_OP, TIPC_CUDA_TF32, TIPC_CUDNN_FIND) and
+# engine's switches (TIPC_NO_FUSE, TIPC_INFER_PER_OP, TIPC_CUDA_TF32, TIPC_CUDNN_FIND, TIPC_CPU_ISA) and
 # prepare's (TIPC_OFFLINE, TIPC_MANIFEST, the download knobs) are listed in the usage under
 # "environment:", a bad value is a usage error naming the variable (exit 2, nothing run; these
 # were silently ignored or warned about before), and a good one takes effect.
@@ -20,6 +20,18 @@ bad TIPC_NO_FUSE=maybe "True or False" bench train --steps 1
 bad TIPC_INFER_PER_OP=2 "True or False" bench infer --steps 1
 bad TIPC_CUDA_TF32=yes-please "True or False" train --epochs 0
 bad TIPC_CUDNN_FIND=x "True or False" infer --model-dir m
+bad TIPC_CPU_ISA=avx9 "auto, v2, v3, v4 or neon" bench infer --steps 1
+# a level this build has no kernels for (or this CPU cannot run): exit 2 naming the variable
+other=neon; [ "$(uname -m)" = aarch64 ] && other=v3
+env TIPC_CPU_ISA=$other "$TIPC" bench infer --steps 1 > out.txt 2> err.txt
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "TIPC_CPU_ISA=$other" err.txt || fail "TIPC_CPU_ISA=$other: exit $rc, $(cat err.txt)"
+# a level it runs takes effect and is named
+lvl=$("$TIPC" version | sed -n 's/^cpu levels: .*this CPU runs \([a-z0-9]*\).*/\1/p')
+[ -n "$lvl" ] || fail "tipc version names no level this CPU runs: $("$TIPC" version)"
+TIPC_CPU_ISA=$lvl "$TIPC" bench infer --steps 1 --warmup 0 --batch-size 1 > out.txt 2>&1 || fail "TIPC_CPU_ISA=$lvl: $(cat out.txt)"
+grep -q "^cpu kernels: .*$( [ "$lvl" = neon ] && echo aarch64 || echo "x86-64-$lvl") (" out.txt ||
+    fail "TIPC_CPU_ISA=$lvl not named in bench's output: $(cat out.txt)"
 bad TIPC_OFFLINE=perhaps "True or False" run "$CFG" lite_train_lite_infer --dry-run
 bad TIPC_OFFLINE=perhaps "True or False" prepare "$CFG" lite_train_lite_infer
 bad TIPC_MAX_DOWNLOAD=0 "must be in 1\.\." prepare --url http://127.0.0.1:1/x --sha256 00 --dest d
@@ -27,8 +39,8 @@ bad TIPC_RETRIES=1000 "must be in 0\.\.100" run "$CFG" lite_train_lite_infer --d
 bad TIPC_CONNECT_TIMEOUT=0 "must be in 1\.\." prepare "$CFG" lite_train_lite_infer
 
 # listed under "environment:" in the generated usage
-for c in "train:TIPC_NO_FUSE TIPC_CUDA_TF32 TIPC_CUDNN_FIND" "bench:TIPC_INFER_PER_OP TIPC_NO_FUSE" \
-         "infer:TIPC_INFER_PER_OP TIPC_CUDA_TF32" "run:TIPC_OFFLINE TIPC_MANIFEST TIPC_MAX_DOWNLOAD TIPC_STAGE_TIMEOUT" \
+for c in "train:TIPC_NO_FUSE TIPC_CUDA_TF32 TIPC_CUDNN_FIND TIPC_CPU_ISA" "bench:TIPC_INFER_PER_OP TIPC_NO_FUSE TIPC_CPU_ISA" \
+         "infer:TIPC_INFER_PER_OP TIPC_CUDA_TF32 TIPC_CPU_ISA" "run:TIPC_OFFLINE TIPC_MANIFEST TIPC_MAX_DOWNLOAD TIPC_STAGE_TIMEOUT" \
          "prepare:TIPC_MAX_DOWNLOAD"; do
     "$TIPC" help "${c%%:*}" > usage.txt 2>&1 || fail "tipc help ${c%%:*}"
     for v in ${c#*:}; do
