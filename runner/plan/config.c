@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../core/check.h"
+#include "../../core/sha256.h"
 #include "../../core/banned.h"
 
 #define CFG_MAX_BYTES (4 << 20) /* a TIPC config is a few KB; refuse anything absurd */
@@ -68,6 +69,7 @@ enum tipc_status cfg_parse_opts(struct tipc_config *cfg, const char *path, const
                                 unsigned flags)
 {
     memset(cfg, 0, sizeof *cfg);
+    sha256_hex(text, len, cfg->sha256);
     size_t cap = 0;
     int line = 0;
     size_t pos = 0;

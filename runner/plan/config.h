@@ -35,6 +35,7 @@ struct tipc_config {
     int n;
     int nlines;              /* physical lines in the file */
     bool short_layout;       /* 51-line layout that stops early (CFG_ALLOW_SHORT) */
+    char sha256[65];         /* SHA-256 of the bytes read (hex): which config this is, for `tipc run`'s job id */
 };
 
 enum cfg_flags {
