@@ -317,13 +317,13 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a,
     return st;
 }
 
-/* --max-restarts reaches only `tipc launch` (plan_build puts it there): say so when no training
- * stage runs it (a Paddle config's launcher, one device without a launcher), not silently ignore it. */
+/* --max-restarts reaches only `tipc launch` (the plan records the trains it launches): say so when
+ * no training stage runs it (a Paddle config's launcher, one device without a launcher), not silently ignore it. */
 static void restarts_check(const struct plan *p, const struct run_opts *a)
 {
     if (a->max_restarts <= 0) return;
     for (int i = 0; i < p->n; i++)
-        if (p->st[i].kind == STAGE_TRAIN && strstr(p->st[i].cmd, " launch --max_restarts=")) return;
+        if (p->st[i].kind == STAGE_TRAIN && p->st[i].launched && p->max_restarts > 0) return;
     warning_msg("%s: --max-restarts %d (or TIPC_MAX_RESTARTS) has no effect here: no training stage of this run "
                 "goes through `tipc launch` (%s)", a->config, a->max_restarts,
                 p->ours ? "each gpu_list item is one device, trained without a launcher"
