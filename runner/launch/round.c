@@ -3,7 +3,7 @@
  * notice (fail) stops every node; with restarts left (`--max_restarts`, torchrun's semantics:
  * the count of failures the job survives), and no node marked the failure final (an interrupt, a
  * lost launcher), every node re-forms the job in the next round: the same world, fresh keys
- * under rK/ (kv.h), the ranks restarted with TIPC_RESTART_COUNT=K, and `tipc train` resumes from
+ * under rK/ (docs/distributed.md "Protocol"), the ranks restarted with TIPC_RESTART_COUNT=K, and `tipc train` resumes from
  * its newest complete checkpoint (engine/model/resume.h). The round moves on the store: the
  * first failure of round K (the fail key, created once) is what every node reads as the cause. */
 #include "internal.h"
