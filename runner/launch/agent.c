@@ -1,8 +1,9 @@
-/* agent.c: the ranks of this node. Spawns one process per device (fork/execve, never a shell)
- * (spawn.h) in one process group with PR_SET_PDEATHSIG, tees each rank's output to DIR/workerlog.RANK and
- * (local rank 0, or all with --echo=all) to the console as `[node:rank] line`, forwards SIGINT/SIGTERM,
- * reaps everything (the launcher is a child subreaper), and stops all ranks, here and on every other
- * node through the failure notice, as soon as one fails. The rendezvous side is join.c. */
+/* agent.c: the ranks of this node. Spawns one process per device (fork/execve, never a shell;
+ * spawn.h) in one process group with PR_SET_PDEATHSIG, tees each rank's output to
+ * DIR/workerlog.RANK and (local rank 0, or all with --echo=all) to the console as `[node:rank] line`,
+ * stops them on SIGINT/SIGTERM/SIGHUP (core/interrupt.h), reaps everything (the launcher is a child
+ * subreaper), and stops all ranks, here and on every other node through the failure notice, as soon
+ * as one fails; restarts them for the next round (round.c). The rendezvous side is join.c. */
 #include "internal.h"
 #include "../../core/spawn.h" /* defines: spawn_start, spawn_stop_tree */
 

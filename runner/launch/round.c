@@ -95,13 +95,6 @@ void job_leave(struct launch_job *J, bool ok)
     linger(J, ok ? 10 : 5, true);
 }
 
-enum tipc_status job_finish(struct launch_job *J, bool ok)
-{
-    enum tipc_status st = ok ? job_wait_done(J) : TIPC_EDIST;
-    job_leave(J, st == TIPC_OK);
-    return st;
-}
-
 void job_abort_join(struct launch_job *J)
 {
     job_stop_watcher(J);

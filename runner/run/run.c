@@ -264,7 +264,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a,
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
     struct metrics mx;
-    if (st == TIPC_OK) st = metrics_create(&mx, metrics + strlen("TIPC_METRICS="));
+    st = metrics_create(&mx, metrics + strlen("TIPC_METRICS="));
     if (st == TIPC_OK) st = report_emit_run(&r, &mx);
     int total = plan_count_runs(p);
     fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
