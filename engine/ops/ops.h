@@ -237,12 +237,17 @@ void conv2d_pack_cpu(float *packed, const float *w, const float *bias, const str
 /* out = act(conv(in, w) + bias) for one part, w as conv2d_pack_cpu packed it */
 void conv2d_bias_act_part_cpu(float *out, const float *in, const float *packed, const float *bias, enum act_kind act,
                               const struct conv2d_desc *d, int part, int nparts);
-/* pointwise conv for inference (conv2d_pw.c): weights packed in 16-column panels, out rows
- * [r0, r1) x columns [c0, c1) (c0 a multiple of 16) = act(in . w^T + bias), the bias packed too */
-size_t pwconv_packed_floats(int Ci, int Co);
-void pwconv_pack_cpu(float *packed, const float *w, const float *bias, int Ci, int Co);
+/* pointwise and direct convs as a GEMM (conv2d_pw.c): weights (Co, Ci, K, K) packed in 16-column
+ * panels with the bias (NULL: zero) after them; out rows [r0, r1) x columns [c0, c1) (c0 a multiple
+ * of 16) = act(in . w^T + bias) (pointwise, K = 1); or npix pixels of one output row whose K x K
+ * patches lie inside the input, the first at `in`, the next `step` floats on, into out (all
+ * columns) (a direct conv on an input W pixels wide) */
+size_t pwconv_packed_floats(int Kt, int Co);
+void pwconv_pack_cpu(float *packed, const float *w, const float *bias, int K, int Ci, int Co);
 void pwconv_bias_act_cpu(float *out, const float *in, const float *packed, enum act_kind act, int Ci, int Co,
                          int r0, int r1, int c0, int c1);
+void pwconv_patches_cpu(float *out, const float *in, size_t step, int npix, const float *packed, enum act_kind act,
+                        int K, int Ci, int W, int Co);
 /* out = act(in w^T + b), output features split; b required */
 void linear_act_part_cpu(float *out, const float *in, const float *w, const float *b, enum act_kind act, int N,
                          int Ci, int Co, int part, int nparts);

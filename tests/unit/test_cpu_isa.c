@@ -85,11 +85,15 @@ static size_t conv_run(float *out, const struct conv2d_desc *d)
 }
 static size_t conv_depthwise(float *out, size_t n)
 {
-    struct conv2d_desc a, b;
+    struct conv2d_desc a, b, c, e;
     conv2d_desc_init(&a, 2, 9, 13, 72, 72, 3, 1, 1, 72); /* 72: vector widths' tails differ */
     conv2d_desc_init(&b, 2, 11, 10, 40, 40, 5, 2, 2, 40);
+    conv2d_desc_init(&c, 1, 9, 30, 24, 24, 5, 2, 2, 24); /* row segments: border, interior, moved */
+    conv2d_desc_init(&e, 1, 6, 20, 40, 40, 3, 1, 1, 40);
     size_t k = conv_run(out, &a);
-    return k + conv_run(out + k, &b);
+    k += conv_run(out + k, &b);
+    k += conv_run(out + k, &c);
+    return k + conv_run(out + k, &e);
 }
 static size_t conv_pointwise(float *out, size_t n)
 {
@@ -100,7 +104,7 @@ static size_t conv_pointwise(float *out, size_t n)
 static size_t conv_stem_general(float *out, size_t n)
 {
     struct conv2d_desc a, b;
-    conv2d_desc_init(&a, 2, 12, 22, 3, 24, 3, 2, 1, 1); /* the direct kernel, 8-pixel blocks */
+    conv2d_desc_init(&a, 2, 12, 22, 3, 24, 3, 2, 1, 1); /* the direct conv's patch GEMM and borders */
     conv2d_desc_init(&b, 2, 5, 6, 4, 6, 3, 2, 1, 2);    /* im2col */
     size_t k = conv_run(out, &a);
     return k + conv_run(out + k, &b);

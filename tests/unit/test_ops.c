@@ -118,7 +118,7 @@ static void test_conv_general(void **state) { conv_case(2, 5, 6, 4, 6, 3, 2, 1, 
 static void test_conv_stem(void **state)
 {
     conv_case(2, 8, 8, 3, 8, 3, 2, 1, 1);     /* Cout tail (< 16) */
-    conv_case(1, 12, 22, 3, 16, 3, 2, 1, 1);  /* 8-pixel interior blocks */
+    conv_case(1, 12, 22, 3, 16, 3, 2, 1, 1);  /* the patch GEMM: full and short row blocks */
     conv_case(1, 7, 19, 3, 32, 3, 1, 1, 1);
 }
 static void test_conv_depthwise(void **state)
@@ -130,6 +130,10 @@ static void test_conv_depthwise(void **state)
     conv_case(1, 5, 12, 24, 24, 3, 1, 1, 24); /* 16 + 8 chunks */
     conv_case(1, 6, 14, 28, 28, 3, 2, 1, 28); /* not a multiple of 8: pixel path with scalar tail */
     conv_case(1, 7, 7, 80, 80, 5, 1, 2, 80);  /* 7x7 map: every pixel on the border, 64 + 16 chunks */
+    /* 7-pixel row segments (conv2d_dw.c): border and interior segments, the last one moved left */
+    conv_case(1, 5, 20, 40, 40, 3, 1, 1, 40);
+    conv_case(1, 9, 30, 24, 24, 5, 2, 2, 24);
+    conv_case(1, 6, 16, 16, 16, 3, 2, 1, 16);
 }
 static void test_conv_pointwise(void **state) { conv_case(3, 4, 3, 5, 7, 1, 1, 0, 1); }
 

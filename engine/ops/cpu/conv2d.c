@@ -28,7 +28,7 @@ size_t conv2d_scratch_floats(const struct conv2d_desc *d)
         return d->prec == PREC_BF16 ? gemm_bf16_pack_words(d->Cout, d->Cin) : 0;
     if (conv2d_is_depthwise(d)) return (2 + (size_t)DW_CHUNKS) * d->K * d->K * d->Cin;
     size_t M = (size_t)d->N * d->Ho * d->Wo, col = M * (size_t)(d->Cin / d->groups) * d->K * d->K;
-    size_t direct = is_direct(d) ? (size_t)d->K * d->K * d->Cin * d->Cout : 0;
+    size_t direct = is_direct(d) ? pwconv_packed_floats(d->K * d->K * d->Cin, d->Cout) : 0;
     return col > direct ? col : direct;
 }
 
@@ -76,89 +76,74 @@ static void col2im_add(float *din, const float *col, const struct conv2d_desc *d
             }
 }
 
-/* Dense conv with few input channels (the stem: 3): direct, vectorised over Cout, with the
- * weights transposed to (K, K, Cin, Cout) in scratch. Forward only; backward uses im2col. */
-
-/* Transposed stem weights (K, K, Cin, Cout) so the inner loop runs over Cout. */
-static void direct_pack(float *wt, const float *w, const struct conv2d_desc *d)
+/* Dense conv with few input channels (the stem: 3 -> 16, 3x3): a GEMM over patches (conv2d_pw.c)
+ * with the weights packed in its panels (bias NULL: zero, for training). Forward only; backward
+ * uses im2col. */
+static void direct_pack(float *packed, const float *w, const float *bias, const struct conv2d_desc *d)
 {
-    int K = d->K, Ci = d->Cin, Co = d->Cout;
-    for (int co = 0; co < Co; co++)
-        for (int ci = 0; ci < Ci; ci++)
-            for (int k = 0; k < K * K; k++) wt[((size_t)k * Ci + ci) * Co + co] = w[((size_t)co * Ci + ci) * K * K + k];
+    pwconv_pack_cpu(packed, w, bias, d->K, d->Cin, d->Cout);
 }
 
-/* One output row (image n, row oy) of the direct conv, K and Ci passed so that the common
- * 3x3 RGB stem gets a fully unrolled copy (below). */
-static inline __attribute__((always_inline)) void direct_row(float *out, const float *in, const float *wt,
-                                                             const struct conv2d_desc *d, int n, int oy, int K, int Ci)
+/* One output pixel whose patch crosses the border: its inside taps in the GEMM's order
+ * (ky, kx, ci), vectorised over output channels (VW divides a 16-column panel), then act(x + bias). */
+static void direct_border_pixel(float *o, const float *in, const float *packed, const struct conv2d_desc *d, int n,
+                                int iy0, int ix0, enum act_kind act)
 {
-    int Co = d->Cout;
-    for (int ox = 0; ox < d->Wo; ox++) {
-        float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * Co;
-        int iy0 = oy * d->stride - d->pad, ix0 = ox * d->stride - d->pad;
-        bool inside8 = iy0 >= 0 && iy0 + K <= d->H && ix0 >= 0 && ox + 7 < d->Wo &&
-                       (ox + 7) * d->stride - d->pad + K <= d->W && Co % VW == 0;
-        if (inside8) { /* eight pixels, eight independent accumulator chains of VW channels */
-            size_t sx = (size_t)d->stride * Ci;
-            const float *base = in + ((size_t)(n * d->H + iy0) * d->W + ix0) * Ci;
-            for (int c0 = 0; c0 < Co; c0 += VW) {
-                vf a[8] = {{0}};
-                for (int ky = 0; ky < K; ky++)
-                    for (int kx = 0; kx < K; kx++) {
-                        const float *ip = base + ((size_t)ky * d->W + kx) * Ci;
-                        const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
-                        for (int ci = 0; ci < Ci; ci++, wp += Co) {
-                            vf wv = ldv(wp);
-                            for (int p = 0; p < 8; p++) a[p] += ip[ci + p * sx] * wv;
-                        }
-                    }
-                for (int p = 0; p < 8; p++) stv(o + (size_t)p * Co + c0, a[p]);
-            }
-            ox += 7;
-            continue;
-        }
-        for (int c0 = 0; c0 < Co; c0 += VW) {
-            int cn = Co - c0 < VW ? Co - c0 : VW;
+    int K = d->K, Ci = d->Cin, Co = d->Cout, Kt = K * K * Ci, np = (Co + 15) / 16;
+    const float *pb = packed + (size_t)np * 16 * Kt;
+    for (int j = 0; j < np; j++) {
+        float t[16];
+        for (int v = 0; v < 16; v += VW) {
             vf acc = {0};
-            float part[VW] = {0};
             for (int ky = 0; ky < K; ky++) {
-                int iy = oy * d->stride - d->pad + ky;
+                int iy = iy0 + ky;
                 if (iy < 0 || iy >= d->H) continue;
                 for (int kx = 0; kx < K; kx++) {
-                    int ix = ox * d->stride - d->pad + kx;
+                    int ix = ix0 + kx;
                     if (ix < 0 || ix >= d->W) continue;
                     const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * Ci;
-                    const float *wp = wt + (size_t)(ky * K + kx) * Ci * Co + c0;
-                    for (int ci = 0; ci < Ci; ci++, wp += Co) {
-                        if (cn == VW)
-                            acc += ip[ci] * ldv(wp);
-                        else
-                            for (int j = 0; j < cn; j++) part[j] += ip[ci] * wp[j];
-                    }
+                    const float *wp = packed + ((size_t)j * Kt + (size_t)(ky * K + kx) * Ci) * 16 + v;
+                    for (int ci = 0; ci < Ci; ci++) acc += ip[ci] * ldv(wp + (size_t)ci * 16);
                 }
             }
-            if (cn == VW) stv(o + c0, acc);
-            else memcpy(o + c0, part, sizeof(float) * (size_t)cn);
+            stv(t + v, actv(acc + ldv(pb + j * 16 + v), act));
         }
+        memcpy(o + j * 16, t, sizeof(float) * (size_t)(Co - j * 16 < 16 ? Co - j * 16 : 16));
     }
 }
 
-static void direct_forward_row(float *out, const float *in, const float *wt, const struct conv2d_desc *d, int n,
-                               int oy)
+/* One output row (image n, row oy) of the direct conv: act(conv + bias), bias from `packed`.
+ * Pixels whose patch lies inside the input go through the GEMM kernel, the border ones tap by
+ * tap (the same sum order, so the same values). */
+static void direct_forward_row(float *out, const float *in, const float *packed, const struct conv2d_desc *d, int n,
+                               int oy, enum act_kind act)
 {
-    if (d->K == 3 && d->Cin == 3) direct_row(out, in, wt, d, n, oy, 3, 3);
-    else direct_row(out, in, wt, d, n, oy, d->K, d->Cin);
+    int K = d->K, Ci = d->Cin, Co = d->Cout, s = d->stride, iy0 = oy * s - d->pad;
+    float *orow = out + (size_t)(n * d->Ho + oy) * d->Wo * Co;
+    int oxa = 0, oxb = 0; /* inside pixels [oxa, oxb): ox*s - pad >= 0 and ox*s - pad + K <= W */
+    if (iy0 >= 0 && iy0 + K <= d->H && d->W + d->pad >= K) {
+        oxa = (d->pad + s - 1) / s;
+        oxb = (d->W + d->pad - K) / s + 1;
+        if (oxb > d->Wo) oxb = d->Wo;
+        if (oxa > oxb) oxa = oxb;
+        if (oxb > oxa)
+            pwconv_patches_cpu(orow + (size_t)oxa * Co, in + ((size_t)(n * d->H + iy0) * d->W + oxa * s - d->pad) * Ci,
+                               (size_t)s * Ci, oxb - oxa, packed, act, K, Ci, d->W, Co);
+    }
+    for (int ox = 0; ox < d->Wo; ox++) {
+        if (ox == oxa && oxb > oxa) ox = oxb;
+        if (ox >= d->Wo) break;
+        direct_border_pixel(orow + (size_t)ox * Co, in, packed, d, n, iy0, ox * s - d->pad, act);
+    }
 }
 
-static void direct_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d, float *wt)
+static void direct_forward(float *out, const float *in, const float *w, const struct conv2d_desc *d, float *packed)
 {
-    direct_pack(wt, w, d);
+    direct_pack(packed, w, NULL, d);
 #pragma omp parallel for collapse(2) schedule(dynamic, 8) if ((size_t)d->N * d->Ho * d->Wo * d->K * d->K * d->Cin * d->Cout >= OMP_MIN_WORK)
     for (int n = 0; n < d->N; n++)
-        for (int oy = 0; oy < d->Ho; oy++) direct_forward_row(out, in, wt, d, n, oy);
+        for (int oy = 0; oy < d->Ho; oy++) direct_forward_row(out, in, packed, d, n, oy, ACT_NONE);
 }
-
 
 void conv2d_forward_cpu(struct backend_ctx *cx, float *out, const float *in, const float *w,
                         const struct conv2d_desc *d,
@@ -228,15 +213,15 @@ size_t conv2d_packed_floats(const struct conv2d_desc *d)
 {
     if (conv2d_is_pointwise(d)) return pwconv_packed_floats(d->Cin, d->Cout);
     if (conv2d_is_depthwise(d)) return (size_t)d->K * d->K * d->Cin;
-    if (is_direct(d)) return (size_t)d->K * d->K * d->Cin * d->Cout;
+    if (is_direct(d)) return pwconv_packed_floats(d->K * d->K * d->Cin, d->Cout);
     return 0;
 }
 
 void conv2d_pack_cpu(float *packed, const float *w, const float *bias, const struct conv2d_desc *d)
 {
-    if (conv2d_is_pointwise(d)) pwconv_pack_cpu(packed, w, bias, d->Cin, d->Cout);
+    if (conv2d_is_pointwise(d)) pwconv_pack_cpu(packed, w, bias, 1, d->Cin, d->Cout);
     else if (conv2d_is_depthwise(d)) depthwise_transpose_cpu(packed, w, d->Cin, d->K * d->K);
-    else if (is_direct(d)) direct_pack(packed, w, d);
+    else if (is_direct(d)) direct_pack(packed, w, bias, d);
 }
 
 bool conv2d_has_parts(const struct conv2d_desc *d)
@@ -267,8 +252,7 @@ void conv2d_bias_act_part_cpu(float *out, const float *in, const float *packed, 
         if (conv2d_is_depthwise(d)) {
             depthwise_row_cpu(out, in, packed, d, n, oy, c0, c1, bias, act, 0);
         } else {
-            direct_forward_row(out, in, packed, d, n, oy);
-            bias_act_block_cpu(out + (size_t)r * d->Wo * Co + c0, Co, bias + c0, d->Wo, c1 - c0, act);
+            direct_forward_row(out, in, packed, d, n, oy, act); /* the bias is packed */
         }
     }
 }

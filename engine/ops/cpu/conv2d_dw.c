@@ -5,6 +5,7 @@
 /* -std=c11 turns off FMA contraction; the conv kernels are chains of multiply-adds */
 #pragma GCC optimize("fp-contract=fast")
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "conv2d_dw.h"
@@ -64,6 +65,91 @@ DW_BLOCKS(vf, v, ldv, stv, actv)
 DW_BLOCKS(v8, 8, ld8, st8, act8)
 #endif
 
+/* A row segment of DW_R neighbouring output pixels for one register of channels, K x K taps at
+ * stride S, all three compile-time constants so that the loops unroll and the DW_R accumulators
+ * and the K weights of a tap row stay in registers: each input pixel of the segment is loaded
+ * once per tap row and used for every output it feeds (up to K), instead of once per (output,
+ * tap) as in dw4_ (5 loads per 4 multiply-adds, the load ports' limit). DW_R accumulators + K
+ * weights + 1 input fit AVX2's and SSE's 16 registers for K <= 5 (13 for K = 5). Each output
+ * still sums its taps in (ky, kx) order, so the values equal the per-pixel kernels' bit for bit.
+ * `ip` is the input at (tap row ky0, column ix0, channel c0); inputs outside columns [0, W) are
+ * skipped (CHECK: the segment touches the left or right border; else no test at all). */
+#define DW_R 7
+#define DW_SEG(VT, LD, ST, ACT, NAME, K, S, CHECK)                                                   \
+    static void NAME(float *o, const float *ip, const float *wt, int C, int W, int ix0, int nky,     \
+                     const float *bias, enum act_kind act, int add)                                  \
+    {                                                                                                \
+        VT a[DW_R] = {{0}};                                                                          \
+        for (int ky = 0; ky < nky; ky++, ip += (size_t)W * C, wt += (size_t)K * C) {                \
+            VT w[K];                                                                                 \
+            _Pragma("GCC unroll 8") for (int kx = 0; kx < K; kx++) w[kx] = LD(wt + (size_t)kx * C);  \
+            _Pragma("GCC unroll 64") for (int j = 0; j < S * (DW_R - 1) + K; j++) {                  \
+                if (CHECK && (ix0 + j < 0 || ix0 + j >= W)) continue;                                \
+                VT x = LD(ip + (ptrdiff_t)j * C);                                                    \
+                _Pragma("GCC unroll 8") for (int kx = 0; kx < K; kx++) {                             \
+                    int t = j - kx;                                                                  \
+                    if (t >= 0 && t % S == 0 && t / S < DW_R) a[t / S] += x * w[kx];                 \
+                }                                                                                    \
+            }                                                                                        \
+        }                                                                                            \
+        VT b = bias ? LD(bias) : (VT){0};                                                            \
+        _Pragma("GCC unroll 8") for (int r = 0; r < DW_R; r++) {                                     \
+            VT v = bias ? ACT(a[r] + b, act) : a[r];                                                 \
+            if (add) v += LD(o + (size_t)r * C);                                                     \
+            ST(o + (size_t)r * C, v);                                                                \
+        }                                                                                            \
+    }
+#define DW_SEGS(VT, SFX, LD, ST, ACT)                                                                \
+    DW_SEG(VT, LD, ST, ACT, dwseg3s1_##SFX, 3, 1, 1)                                                 \
+    DW_SEG(VT, LD, ST, ACT, dwseg3s2_##SFX, 3, 2, 1)                                                 \
+    DW_SEG(VT, LD, ST, ACT, dwseg5s1_##SFX, 5, 1, 1)                                                 \
+    DW_SEG(VT, LD, ST, ACT, dwseg5s2_##SFX, 5, 2, 1)                                                 \
+    DW_SEG(VT, LD, ST, ACT, dwseg3s1i_##SFX, 3, 1, 0)                                                \
+    DW_SEG(VT, LD, ST, ACT, dwseg3s2i_##SFX, 3, 2, 0)                                                \
+    DW_SEG(VT, LD, ST, ACT, dwseg5s1i_##SFX, 5, 1, 0)                                                \
+    DW_SEG(VT, LD, ST, ACT, dwseg5s2i_##SFX, 5, 2, 0)                                                \
+    typedef void (*dwseg_fn_##SFX)(float *, const float *, const float *, int, int, int, int, const float *, \
+                                   enum act_kind, int);                                             \
+    /* the segment kernel for K and S (NULL: none), interior (no column tests) or not */             \
+    static dwseg_fn_##SFX dwseg_pick_##SFX(int K, int S, int interior)                              \
+    {                                                                                                \
+        if (K == 3 && S == 1) return interior ? dwseg3s1i_##SFX : dwseg3s1_##SFX;                   \
+        if (K == 3 && S == 2) return interior ? dwseg3s2i_##SFX : dwseg3s2_##SFX;                   \
+        if (K == 5 && S == 1) return interior ? dwseg5s1i_##SFX : dwseg5s1_##SFX;                   \
+        if (K == 5 && S == 2) return interior ? dwseg5s2i_##SFX : dwseg5s2_##SFX;                   \
+        return NULL;                                                                                 \
+    }
+DW_SEGS(vf, v, ldv, stv, actv)
+#if VW > 8
+DW_SEGS(v8, 8, ld8, st8, act8)
+#endif
+
+/* Row segments of DW_R pixels over channels [c0, c1) (a multiple of 8 wide); the last segment
+ * is moved left to end at the row's end and recomputes a few pixels (same values), so only
+ * stores may repeat: not for add, where the caller takes the per-pixel path. Returns false
+ * when no segment kernel fits (K, stride, or a row shorter than DW_R). */
+static bool dw_row_segments(float *orow, const float *irow, const float *wt, const struct conv2d_desc *d, int ky0,
+                            int ky1, int c0, int c1, const float *bias, enum act_kind act)
+{
+    int C = d->Cin, K = d->K, S = d->stride, Wo = d->Wo;
+    if (Wo < DW_R || dwseg_pick_v(K, S, 0) == NULL || (c1 - c0) % 8) return false;
+    int span = S * (DW_R - 1) + K; /* input columns a segment reads */
+    for (int ox = 0; ox < Wo; ox += DW_R) {
+        if (ox + DW_R > Wo) ox = Wo - DW_R;
+        int ix0 = ox * S - d->pad;
+        bool interior = ix0 >= 0 && ix0 + span <= d->W;
+        float *o = orow + (size_t)ox * C;
+        const float *ip = irow + (ptrdiff_t)ix0 * C, *w = wt + (size_t)ky0 * K * C;
+        int c = c0;
+        dwseg_fn_v f = dwseg_pick_v(K, S, interior);
+        for (; c + VW <= c1; c += VW) f(o + c, ip + c, w + c, C, d->W, ix0, ky1 - ky0, bias ? bias + c : NULL, act, 0);
+#if VW > 8
+        if (c < c1) dwseg_pick_8(K, S, interior)(o + c, ip + c, w + c, C, d->W, ix0, ky1 - ky0, bias ? bias + c : NULL, act, 0);
+#endif
+    }
+    return true;
+}
+
 /* 4 x VW channels of one pixel: four chains (one chain of 25 dependent multiply-adds per
  * register left the FMA units idle on 7x7 maps, where every pixel is a border pixel) */
 static void dw1x4(float *o, const float *base, const float *wt, int C, int c0, int K, int ky0, int ky1,
@@ -111,6 +197,9 @@ void depthwise_row_cpu(float *out, const float *in, const float *wt, const struc
     int ky0 = 0, ky1 = K, iy0 = oy * d->stride - d->pad;
     if (iy0 < 0) ky0 = -iy0;
     if (iy0 + K > d->H) ky1 = d->H - iy0;
+    if (!add && dw_row_segments(out + (size_t)(n * d->Ho + oy) * d->Wo * C, in + (ptrdiff_t)((size_t)(n * d->H) * d->W + (ptrdiff_t)(iy0 + ky0) * d->W) * C,
+                                wt, d, ky0, ky1, c0, c1, bias, act))
+        return;
     for (int ox = 0; ox < d->Wo; ox++) {
         int ix0 = ox * d->stride - d->pad;
         float *o = out + ((size_t)(n * d->Ho + oy) * d->Wo + ox) * C;
