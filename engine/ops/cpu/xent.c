@@ -60,8 +60,12 @@ void softmax_forward_cpu(struct backend_ctx *cx, float *out, const float *in, in
         float mx = z[0];
         for (int k = 1; k < K; k++) mx = z[k] > mx ? z[k] : mx;
         double s = 0;
-        for (int k = 0; k < K; k++) s += exp((double)z[k] - mx);
-        for (int k = 0; k < K; k++) p[k] = (float)(exp((double)z[k] - mx) / s);
+        for (int k = 0; k < K; k++) { /* one exp per class (the last pass of a bs=1 inference) */
+            double e = exp((double)z[k] - mx);
+            p[k] = (float)e;
+            s += e;
+        }
+        for (int k = 0; k < K; k++) p[k] = (float)((double)p[k] / s);
     }
 }
 
