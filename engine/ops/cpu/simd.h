@@ -88,29 +88,47 @@ static inline float act_grad_scalar(float v, float g, enum act_kind k)
     return g;
 }
 
-/* act(v + b) for one vector: max/min through compare masks (the extensions have no min/max) */
-#define SIMD_ACT(NAME, VT, VI)                                                               \
+/* max(v, lo) and min(v, hi) per lane, as x86's maxps / minps define them (the second operand
+ * where the comparison is false, NaN included): one instruction on x86 (the masked form below
+ * was a compare, an and and a 3-uop blend per bound, in the epilogue of every conv); the same
+ * values as the masked form (and -0.0 against +0.0 gives +0.0 either way), so every level agrees */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+static inline vf vmaxv(vf a, vf b) { return _mm512_max_ps(a, b); }
+static inline vf vminv(vf a, vf b) { return _mm512_min_ps(a, b); }
+static inline v8 vmax8(v8 a, v8 b) { return _mm256_max_ps(a, b); }
+static inline v8 vmin8(v8 a, v8 b) { return _mm256_min_ps(a, b); }
+#elif defined(__AVX__)
+#include <immintrin.h>
+static inline vf vmaxv(vf a, vf b) { return _mm256_max_ps(a, b); }
+static inline vf vminv(vf a, vf b) { return _mm256_min_ps(a, b); }
+#elif defined(__SSE__)
+#include <immintrin.h>
+static inline vf vmaxv(vf a, vf b) { return _mm_max_ps(a, b); }
+static inline vf vminv(vf a, vf b) { return _mm_min_ps(a, b); }
+#else
+static inline vf vmaxv(vf a, vf b) { vi m = a > b; return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+static inline vf vminv(vf a, vf b) { vi m = a < b; return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+#endif
+
+/* act(v) for one vector (hardswish v * min(max(v + 3, 0), 6) / 6) */
+#define SIMD_ACT(NAME, VT, VMAX, VMIN)                                                       \
     static inline VT NAME(VT v, enum act_kind k)                                             \
     {                                                                                        \
-        VT zero = {0}, six = zero + 6.0f;                                                    \
-        VT t;                                                                                \
-        VI m;                                                                                \
+        VT zero = {0}, six = zero + 6.0f, t;                                                 \
         switch (k) {                                                                         \
         case ACT_NONE: return v;                                                             \
-        case ACT_RELU: return (VT)((VI)v & (VI)(v > zero));                                  \
+        case ACT_RELU: return VMAX(v, zero);                                                 \
         case ACT_HARDSWISH:                                                                  \
         case ACT_HARDSIGMOID:                                                                \
-            t = v + 3.0f;                                                                    \
-            t = (VT)((VI)t & (VI)(t > zero));                                                \
-            m = t < six;                                                                     \
-            t = (VT)(((VI)t & m) | ((VI)six & ~m));                                          \
+            t = VMIN(VMAX(v + 3.0f, zero), six);                                             \
             return k == ACT_HARDSWISH ? v * t * (1.0f / 6.0f) : t * (1.0f / 6.0f);           \
         }                                                                                    \
         return v;                                                                            \
     }
-SIMD_ACT(actv, vf, vi)
+SIMD_ACT(actv, vf, vmaxv, vminv)
 #if VW > 8
-SIMD_ACT(act8, v8, vi8)
+SIMD_ACT(act8, v8, vmax8, vmin8)
 #endif
 
 #endif
