@@ -93,21 +93,20 @@ static void direct_border_pixel(float *o, const float *in, const float *packed, 
     const float *pb = packed + (size_t)np * 16 * Kt;
     for (int j = 0; j < np; j++) {
         float t[16];
-        for (int v = 0; v < 16; v += VW) {
-            vf acc = {0};
-            for (int ky = 0; ky < K; ky++) {
-                int iy = iy0 + ky;
-                if (iy < 0 || iy >= d->H) continue;
-                for (int kx = 0; kx < K; kx++) {
-                    int ix = ix0 + kx;
-                    if (ix < 0 || ix >= d->W) continue;
-                    const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * Ci;
-                    const float *wp = packed + ((size_t)j * Kt + (size_t)(ky * K + kx) * Ci) * 16 + v;
-                    for (int ci = 0; ci < Ci; ci++) acc += ip[ci] * ldv(wp + (size_t)ci * 16);
-                }
+        vf acc[16 / VW] = {{0}}; /* the panel's vectors side by side: independent chains */
+        for (int ky = 0; ky < K; ky++) {
+            int iy = iy0 + ky;
+            if (iy < 0 || iy >= d->H) continue;
+            for (int kx = 0; kx < K; kx++) {
+                int ix = ix0 + kx;
+                if (ix < 0 || ix >= d->W) continue;
+                const float *ip = in + ((size_t)(n * d->H + iy) * d->W + ix) * Ci;
+                const float *wp = packed + ((size_t)j * Kt + (size_t)(ky * K + kx) * Ci) * 16;
+                for (int ci = 0; ci < Ci; ci++)
+                    for (int v = 0; v < 16 / VW; v++) acc[v] += ip[ci] * ldv(wp + (size_t)ci * 16 + v * VW);
             }
-            stv(t + v, actv(acc + ldv(pb + j * 16 + v), act));
         }
+        for (int v = 0; v < 16 / VW; v++) stv(t + v * VW, actv(acc[v] + ldv(pb + j * 16 + v * VW), act));
         memcpy(o + j * 16, t, sizeof(float) * (size_t)(Co - j * 16 < 16 ? Co - j * 16 : 16));
     }
 }
