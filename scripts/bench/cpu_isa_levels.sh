@@ -40,8 +40,10 @@ torch_env() { case $1 in v2) echo "ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_IS
 echo "# cpu_isa_levels: $(date -u '+%Y-%m-%d %H:%M UTC'), tipc $T${BEFORE:+ (before: $BEFORE)}, $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), threads=$TH, levels: $LEVELS, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
     for l in $LEVELS; do
+        # BEFORE first in even rounds, after in odd ones: neither binary always runs second
+        if [ -n "$BEFORE" ] && [ $((r % 2)) = 0 ]; then bt=$(tipc_train "$BEFORE" "$l"); bi=$(tipc_infer "$BEFORE" "$l"); fi
         tt=$(tipc_train "$T" "$l"); ti=$(tipc_infer "$T" "$l")
-        if [ -n "$BEFORE" ]; then bt=$(tipc_train "$BEFORE" "$l"); bi=$(tipc_infer "$BEFORE" "$l"); fi
+        if [ -n "$BEFORE" ] && [ $((r % 2)) = 1 ]; then bt=$(tipc_train "$BEFORE" "$l"); bi=$(tipc_infer "$BEFORE" "$l"); fi
         pt=n/a pi=n/a oi=n/a
         if [ $have_torch = 1 ]; then
             # shellcheck disable=SC2046
