@@ -28,9 +28,11 @@
 #include "../../core/banned.h"
 
 /* about this many multiply-adds per part (a few microseconds), and at most PARTS_PER_THREAD
- * parts per thread, so that claiming costs little and a slow thread leaves parts behind */
+ * parts per thread (MAX_PARTS in all: a claim word holds two 8-bit counts), so that claiming
+ * costs little and a slow thread leaves parts behind */
 #define WORK_PER_PART 40000.0
 #define PARTS_PER_THREAD 4
+#define MAX_PARTS 255
 /* idle helpers spin this many checks for the next pass before they sleep */
 #define IDLE_SPINS 20000
 /* a waiting thread yields its core after this many spins (its peer may need the core) */
@@ -46,6 +48,7 @@ struct infer_team {
     _Atomic uint64_t pass;           /* current pass number (0: none yet) */
     _Atomic int quit;
     _Atomic int n;                   /* batch of the pass */
+    _Atomic int helpers;             /* helper threads started (each takes the next number) */
     _Atomic uint64_t *claim, *done;  /* (nlayers) pass << 32 | parts << 16 | claimed / finished */
 };
 
@@ -135,7 +138,7 @@ static int layer_parts(const struct infer_model *m, int i, int n, int nt)
         if (!conv2d_has_parts(&d)) return 1;
     }
     double parts = layer_work(m, i, n) / WORK_PER_PART;
-    int max = nt * PARTS_PER_THREAD < 0xffff ? nt * PARTS_PER_THREAD : 0xffff;
+    int max = nt * PARTS_PER_THREAD < MAX_PARTS ? nt * PARTS_PER_THREAD : MAX_PARTS;
     return parts < 1 ? 1 : parts > max ? max : (int)parts;
 }
 
@@ -143,10 +146,17 @@ static inline uint64_t word(uint64_t pass, int parts) { return pass << 32 | (uin
 static inline uint32_t word_pass(uint64_t w) { return (uint32_t)(w >> 32); }
 static inline int word_parts(uint64_t w) { return (int)(w >> 16 & 0xffff); }
 static inline int word_count(uint64_t w) { return (int)(w & 0xffff); }
+/* a claim word's count is two: parts taken from the front (low byte) and from the back */
+static inline int claim_front(uint64_t w) { return (int)(w & 0xff); }
+static inline int claim_back(uint64_t w) { return (int)(w >> 8 & 0xff); }
 
 /* Walk pass P: claim and run parts layer by layer. Returns false when P is no longer the
- * current pass (this thread fell behind and the pass finished without it). */
-static bool walk(struct infer_team *t, uint64_t P)
+ * current pass (this thread fell behind and the pass finished without it). The first half of
+ * the threads take parts from a layer's front, the rest from its back: with two threads each
+ * keeps to its end of every layer (its rows, or its channels), so a layer mostly reads what the
+ * same core wrote into its own L2 the layer before (claimed in arrival order, every layer's
+ * halves went to either core: half of each layer's input came over from the other core). */
+static bool walk(struct infer_team *t, uint64_t P, bool from_back)
 {
     struct infer_model *m = t->m;
     int n = atomic_load_explicit(&t->n, memory_order_relaxed);
@@ -162,12 +172,12 @@ static bool walk(struct infer_team *t, uint64_t P)
         for (;;) {
             uint64_t v = atomic_load_explicit(&t->claim[i], memory_order_relaxed);
             if (word_pass(v) != P) return false;
-            int k = word_count(v), np = word_parts(v);
-            if (k >= np) break;
-            if (!atomic_compare_exchange_weak_explicit(&t->claim[i], &v, v + 1, memory_order_acquire,
-                                                       memory_order_relaxed))
+            int f = claim_front(v), b = claim_back(v), np = word_parts(v);
+            if (f + b >= np) break;
+            if (!atomic_compare_exchange_weak_explicit(&t->claim[i], &v, v + (from_back ? 1u << 8 : 1u),
+                                                       memory_order_acquire, memory_order_relaxed))
                 continue;
-            infer_layer_part_cpu(m, i, n, k, np);
+            infer_layer_part_cpu(m, i, n, from_back ? np - 1 - b : f, np);
             atomic_fetch_add_explicit(&t->done[i], 1, memory_order_release);
         }
     }
@@ -178,6 +188,7 @@ static void *helper_main(void *arg)
 {
     struct infer_team *t = arg;
     uint64_t seen = 0;
+    int id = atomic_fetch_add(&t->helpers, 1) + 1; /* the caller is thread 0 */
     for (;;) {
         uint64_t P = atomic_load_explicit(&t->pass, memory_order_acquire);
         for (long spins = 0; P == seen && !atomic_load(&t->quit); spins++) {
@@ -194,7 +205,7 @@ static void *helper_main(void *arg)
         }
         if (atomic_load(&t->quit)) return NULL;
         seen = P;
-        walk(t, P);
+        walk(t, P, 2 * id >= t->nt);
     }
 }
 
@@ -283,7 +294,7 @@ void infer_forward_cpu(struct backend_ctx *cx, struct infer_model *m, int n)
         pthread_cond_broadcast(&t->wake);
         pthread_mutex_unlock(&t->mu);
     }
-    bool ok = walk(t, P);
+    bool ok = walk(t, P, false);
     CHECK(ok, "inference pass %llu lost its tag", (unsigned long long)P);
     /* the caller's walk returns after claiming the last layer's parts; wait for them to finish */
     _Atomic uint64_t *last = &t->done[m->nlayers - 1];
