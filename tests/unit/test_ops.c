@@ -399,12 +399,13 @@ static void test_sgd(void **state)
     assert_allclose(p, want_p, 2, 1e-6, 1e-6, "sgd params");
 }
 
-/* gemm_cpu's split paths (rows, columns, each transpose) against a naive product */
+/* gemm_cpu's split paths (rows, columns, each transpose) against a naive product; the third
+ * shape is a weight gradient's (C small, K long: one block per thread) */
 static void test_gemm_split(void **state)
 {
-    int shapes[3][3] = {{2000, 64, 48}, {40, 2000, 80}, {1, 300, 200}}; /* last: the gemv path */
+    int shapes[4][3] = {{2000, 64, 48}, {40, 2000, 80}, {24, 72, 4000}, {1, 300, 200}}; /* last: gemv */
     omp_set_num_threads(2);
-    for (int sh = 0; sh < 3; sh++)
+    for (int sh = 0; sh < 4; sh++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++) {
                 int M = shapes[sh][0], N = shapes[sh][1], K = shapes[sh][2];

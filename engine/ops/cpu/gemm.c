@@ -8,6 +8,9 @@
 #include "../ops.h"
 #include "../../../core/banned.h"
 
+/* rows (or columns) of C per block, at least, where the threads still get a block each */
+#define GEMM_MIN_BLOCK 64
+
 void gemm_cpu(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B, int ldb, float beta,
               float *C, int ldc)
 {
@@ -29,9 +32,14 @@ void gemm_cpu(int ta, int tb, int M, int N, int K, const float *A, int lda, cons
     /* split the longer side of C into one block per thread */
     if (openblas_get_num_threads() != 1) openblas_set_num_threads(1); /* never nest two thread pools */
     bool rows = M >= N;
-    /* 4 blocks per thread taken dynamically: a thread that loses its core to another process
-     * does not hold the others at the barrier (each block's result is independent) */
-    int nb = 4 * nt, len = rows ? M : N, blk = ((len + nb - 1) / nb + 3) / 4 * 4;
+    /* up to 4 blocks per thread taken dynamically: a thread that loses its core to another
+     * process does not hold the others at the barrier (each block's result is independent); but
+     * no block shorter than GEMM_MIN_BLOCK where that leaves a block per thread: every block
+     * packs the whole shared operand again (a weight gradient, C = Co x Ci summed over the
+     * batch's pixels, split into blocks of 4 rows packed its pixels 4 times) */
+    int len = rows ? M : N, nb = len / GEMM_MIN_BLOCK;
+    nb = nb > 4 * nt ? 4 * nt : nb < nt ? nt : nb;
+    int blk = ((len + nb - 1) / nb + 3) / 4 * 4;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int t = 0; t < nb; t++) {
         int s = t * blk, n = len - s < blk ? len - s : blk;
