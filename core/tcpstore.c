@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
@@ -31,6 +32,18 @@ struct tcpstore {
 };
 
 const char *tcpstore_addr(const struct tcpstore *s) { return s->addr; }
+void tcpstore_local_addr(const struct tcpstore *s, char *buf, size_t n)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    snprintf(buf, n, "127.0.0.1");
+    if (getsockname(s->fd, (struct sockaddr *)&ss, &sl) < 0) return;
+    char t[INET6_ADDRSTRLEN] = "";
+    if (ss.ss_family == AF_INET) inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, t, sizeof t);
+    else if (ss.ss_family == AF_INET6) inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, t, sizeof t);
+    snprintf(buf, n, "%s", strncmp(t, "::ffff:", 7) || !strchr(t, '.') ? t : t + 7);
+}
+
 void tcpstore_set_io_timeout(struct tcpstore *s, int ms) { s->io_ms = ms > 0 ? ms : 1; }
 
 /* ---- request building --------------------------------------------------------------------------- */

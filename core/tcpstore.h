@@ -57,6 +57,9 @@ enum tipc_status tcpstore_connect(struct tcpstore **out, const char *host, int p
 void tcpstore_close(struct tcpstore *s);
 /* "host:port" */
 const char *tcpstore_addr(const struct tcpstore *s);
+/* The address this connection leaves from (the interface that reaches the store), as text;
+ * an IPv4 address mapped into IPv6 is written as IPv4. */
+void tcpstore_local_addr(const struct tcpstore *s, char *buf, size_t n);
 /* Limit for a reply the server owes at once (every query but a WAIT); default 30000 ms. */
 void tcpstore_set_io_timeout(struct tcpstore *s, int ms);
 

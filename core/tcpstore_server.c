@@ -354,12 +354,13 @@ static void conn_close(struct tcpstore_server *S, size_t i)
 /* Read what is there, answer every complete request; false: close the connection. */
 static bool conn_read(struct tcpstore_server *S, struct conn *c)
 {
+    bool eof = false;
     for (;;) {
         c->in = xgrow(c->in, 1, c->in_n + 65536, &c->in_cap);
         ssize_t k = recv(c->fd, c->in + c->in_n, 65536, MSG_DONTWAIT);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (k <= 0) return false;
+        if (k <= 0) { eof = true; break; }   /* a client's last SET may come with its close: serve it first */
         c->in_n += (size_t)k;
         if (c->in_n > MAX_BUFFERED) return false;
     }
@@ -369,7 +370,7 @@ static bool conn_read(struct tcpstore_server *S, struct conn *c)
         memmove(c->in, c->in + used, c->in_n - (size_t)used);
         c->in_n -= (size_t)used;
     }
-    return true;
+    return !eof;
 }
 
 static bool conn_write(struct conn *c)

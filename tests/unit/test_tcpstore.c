@@ -75,6 +75,16 @@ static void test_ours(void **state)
     close(fd);
     assert_int_equal(tcpstore_get(a, "k", 0, &found, NULL, NULL), TIPC_OK);
     assert_true(found);
+    /* a client's last SET arrives with its close: it is stored all the same (a rank saying it left) */
+    for (int i = 0; i < 20; i++) {
+        struct tcpstore *t = client(port);
+        char k[32];
+        snprintf(k, sizeof k, "left/%d", i);
+        assert_int_equal(tcpstore_set(t, k, "1", 1), TIPC_OK);
+        tcpstore_close(t);
+        assert_int_equal(tcpstore_get(a, k, 2000, &found, NULL, NULL), TIPC_OK);
+        assert_true(found);
+    }
     tcpstore_close(a);
     tcpstore_close(b);
     /* a second server on the same port: refused, naming the port */
