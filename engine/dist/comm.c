@@ -119,7 +119,7 @@ static void *watchdog_main(void *arg)
     struct comm *c = arg;
     pthread_mutex_lock(&c->mu);
     while (!c->quit) {
-        struct timespec ts = mono_deadline(1.0);
+        struct timespec ts = mono_deadline(c->watch ? COMM_WATCH_TICK_S : 1.0);
         pthread_cond_timedwait(&c->cv, &c->mu, &ts);
         beat(c);
         double limit = c->watchdog_ms ? c->watchdog_ms / 1000.0 : c->timeout_ms / 1000.0 + 5.0;

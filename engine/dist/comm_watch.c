@@ -13,7 +13,7 @@
 #include "../../core/time.h"
 #include "../../core/banned.h"
 
-#define BLAME_S 2.0    /* how long a rank whose collective failed watches the beats */
+#define BLAME_S (COMM_WATCH_TICK_S * 2.4)   /* how long a rank whose collective failed watches the beats */
 
 struct peer { unsigned long count; double changed; struct comm_beat b; char host[64]; };
 

@@ -1,10 +1,10 @@
 /* comm_watch.h: the ranks watch each other through the job's store when no `tipc launch` watches
  * them (torchrun, srun, Paddle's launch, mpirun, env://), so a failure ends the job as it does under
  * tipc launch (docs/distributed.md "Failures"):
- *   - every rank publishes beat/RANK once a second ("COUNT PID SEQ OP STEP SECS NODE HOST": what
+ *   - every rank publishes beat/RANK every COMM_WATCH_TICK_S ("COUNT PID SEQ OP STEP SECS NODE HOST": what
  *     it does, as the launcher's heartbeats say) and reads `fail`, the job's failure notice: once it
- *     is there, the rank prints it and exits 4 within about a second;
- *   - a rank whose collective failed (a peer's connection reset) looks at the beats for 2 s and posts
+ *     is there, the rank prints it and exits 4 within a second;
+ *   - a rank whose collective failed (a peer's connection reset) looks at the beats for 1.2 s and posts
  *     the notice naming the ranks that went silent (gone, or stopped);
  *   - rank 0 judges every beat with the watchdog's rule (comm_verdict.h; W = rank_env's watchdog_s,
  *     TIPC_LAUNCH_WATCHDOG, default 120 s, 0 off) and posts the verdict; rank 1 judges rank 0;
@@ -13,6 +13,8 @@
 #define TIPC_COMM_WATCH_H
 
 #include "comm_store.h"
+
+#define COMM_WATCH_TICK_S 0.5   /* how often a rank beats and reads the notice */
 
 struct comm_watch;
 

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# torchrun (PyPI torch, in the venv scripts/install-deps.sh makes) starts tipc's ranks, which meet
+# through the c10d TCPStore its agent runs (docs/distributed.md "torchrun"):
+#  1. one host, 2 ranks (`--standalone --nproc_per_node=2`): the model after 10 steps equals, within
+#     test_dp_equivalence.sh's tolerance (1e-4 relative), `tipc launch --nproc_per_node=2`'s;
+#  2. 2 "nodes" on 127.0.0.1/127.0.0.2 (`--nnodes 2 --rdzv-backend c10d`): the same model;
+#  3. rank 1 SIGKILLed mid-training: both torchruns exit non-zero within seconds, and rank 0 names
+#     rank 1 as the rank that went silent.
+. "$(dirname "$0")/lib_launch.sh"
+VENV=${TIPC_LAUNCHERS_VENV:-/opt/tipc-launchers}
+TORCHRUN=$VENV/bin/torchrun
+"$VENV/bin/python" -c 'import torch.distributed.run' 2>/dev/null ||
+    { echo "SKIP: no torchrun in $VENV (scripts/install-deps.sh installs torch there)"; exit 77; }
+T=${TIPC_REL:-$TIPC}
+DIFF="python3 $ROOT/tests/e2e/ckpt_diff.py"
+export OMP_NUM_THREADS=1
+# synthetic_size 80, 2 ranks x batch 4, drop_last: exactly 10 steps per rank (as test_dp_equivalence.sh)
+RECIPE="--data-path none -o DataLoader.synthetic_size=80 -o Arch.image_size=64 -o Arch.class_num=4 --epochs 1 --seed 3 --threads 1 --print-freq 5 --batch-size 4"
+
+TIPC_JOB_TOKEN=ref "$T" launch --job_id="$JOB" --nproc_per_node=2 --log_dir=l train $RECIPE --output-dir ref >ref.out 2>&1 ||
+    fail "tipc launch: exit $?"
+same_as_launch() {   # DIR WHAT
+    local part
+    for part in params stats; do
+        $DIFF ref/latest.ckpt "$1/latest.ckpt" $part 1e-4 >diff.out || fail "$2 vs tipc launch ($part): $(cat diff.out)"
+    done
+    echo "$2 vs tipc launch: $(cat diff.out)"
+}
+
+# 1. one host (docs/distributed.md)
+t0=$(now)
+"$TORCHRUN" --standalone --nproc_per_node=2 --no-python "$T" train $RECIPE --output-dir one >one.out 2>&1 ||
+    fail "torchrun --standalone: exit $?"
+echo "torchrun, 1 host x 2 ranks: $(elapsed "$t0") s"
+grep -q '^data parallel: 2 ranks, started by torchrun, c10d store at [a-z0-9.]*:[0-9]*$' one.out ||
+    fail "the log does not name torchrun and its store: $(grep 'data parallel' one.out)"
+grep -q '^data parallel: 2 ranks (gloo over shared memory)' one.out || fail "not 2 ranks over shared memory"
+same_as_launch one "torchrun, one host"
+
+# 2. two nodes on loopback, c10d rendezvous (docs/distributed.md)
+port=$(free_port)
+node() {   # N DIR EXTRA...
+    local n=$1 d=$2; shift 2
+    "$TORCHRUN" --nnodes 2 --nproc_per_node 1 --rdzv-backend c10d --rdzv-endpoint 127.0.0.1:$port --rdzv-id "$JOB$d" \
+        --local-addr 127.0.0.$((n + 1)) --no-python "$T" train $RECIPE "$@" --output-dir $d$n >$d$n.out 2>&1 &
+    LAUNCHERS+=($!)
+    eval "${d}${n}_pid=$!"
+}
+t0=$(now)
+node 0 two; node 1 two
+wait_rc rc0 "$two0_pid"; wait_rc rc1 "$two1_pid"
+echo "torchrun, 2 nodes x 1 rank: $(elapsed "$t0") s"
+[ "$rc0" = 0 ] && [ "$rc1" = 0 ] || fail "torchrun --nnodes 2: exit $rc0 $rc1"
+r0=$(grep -l '^data parallel: 2 ranks, started by torchrun, c10d store at 127.0.0.1:' two0.out two1.out | head -1)
+[ -n "$r0" ] || fail "no rank 0 names torchrun's store: $(grep -h 'data parallel' two*.out)"
+grep -q '^data parallel: 2 ranks (gloo over tcp)' "$r0" || fail "two nodes: not over tcp: $(grep 'data parallel' "$r0")"
+same_as_launch "${r0%.out}" "torchrun, 2 nodes"
+
+# 3. rank 1 killed mid-training: the job ends, naming it
+port=$(free_port)
+LAUNCHERS=()
+node 0 kill -o DataLoader.synthetic_size=4096 --epochs 20
+# node 0's agent serves the rendezvous store, as on a cluster where the endpoint is node 0 (on one host
+# both agents could: the first to listen does)
+for _ in $(seq 100); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break; sleep 0.1; done
+node 1 kill -o DataLoader.synthetic_size=4096 --epochs 20
+victim=
+for _ in $(seq 300); do   # rank 1: the tipc under either torchrun whose environment says RANK=1
+    for p in $(pgrep -P "$kill0_pid") $(pgrep -P "$kill1_pid"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RANK=1 && victim=$p
+    done
+    [ -n "$victim" ] && grep -q 'Epoch 0, iter: 20\]' kill0.out kill1.out 2>/dev/null && break
+    sleep 0.1
+done
+[ -n "$victim" ] || fail "rank 1 never started"
+t0=$(now)
+kill -9 "$victim"
+wait_rc rc0 "$kill0_pid"; wait_rc rc1 "$kill1_pid"
+secs=$(elapsed "$t0")
+echo "rank 1 SIGKILLed: torchruns exited $rc0 $rc1 after $secs s"
+[ "$rc0" != 0 ] && [ "$rc1" != 0 ] || fail "a torchrun exited 0 after rank 1 was killed: $rc0 $rc1"
+awk -v s="$secs" 'BEGIN { exit !(s < 20) }' || fail "the job took $secs s to end"
+grep -hq 'rank 1 (node [01], pid '"$victim"' on .*) stopped sending heartbeats' kill0.out kill1.out ||
+    fail "rank 0 does not name rank 1: $(grep -h 'error' kill0.out kill1.out | head -5)"
