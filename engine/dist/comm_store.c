@@ -259,14 +259,17 @@ void comm_store_close(struct comm_store *s)
         snprintf(k, sizeof k, "left/%d", s->e.rank);
         comm_store_set(s, k, "1", 1);
     }
-    if (s->ts && s->srv) {   /* keep serving until the others left */
+    if (s->ts && s->srv) {   /* keep serving until the others left, or the job failed (nobody waits then) */
         double deadline = now_seconds() + LEAVE_WAIT_S;
-        for (int r = 1; r < s->e.world && now_seconds() < deadline; r++) {
+        bool failed = false;
+        for (int r = 1; r < s->e.world && !failed && now_seconds() < deadline; r++) {
             char k[32];
             snprintf(k, sizeof k, "left/%d", r);
             bool found = false;
-            while (!found && now_seconds() < deadline)
-                if (comm_store_get(s, k, 1000, true, &found, NULL, NULL)) break;
+            while (!found && !failed && now_seconds() < deadline)
+                if (comm_store_get(s, k, 500, true, &found, NULL, NULL) ||
+                    (!found && comm_store_get(s, "fail", 0, true, &failed, NULL, NULL)))
+                    break;
         }
     }
     tcpstore_close(s->ts);

@@ -11,7 +11,7 @@
  * publishes join/RANK = "WORLD PID HOST"; rank 0 checks that every rank came with the same world
  * and no rank twice, and answers in `joined`. Whoever waits says for whom every 10 s; a rank missing
  * after the timeout is an error naming it. comm_store_close: rank 0 keeps serving until every rank
- * has said it left (left/RANK), at most 30 s. */
+ * has said it left (left/RANK), at most 30 s, and not once the failure notice stands. */
 #ifndef TIPC_COMM_STORE_H
 #define TIPC_COMM_STORE_H
 

@@ -7,25 +7,13 @@
 #  3. rank 1 SIGKILLed mid-training: both torchruns exit non-zero within seconds, and rank 0 names
 #     rank 1 as the rank that went silent.
 . "$(dirname "$0")/lib_launch.sh"
-VENV=${TIPC_LAUNCHERS_VENV:-/opt/tipc-launchers}
-TORCHRUN=$VENV/bin/torchrun
-"$VENV/bin/python" -c 'import torch.distributed.run' 2>/dev/null ||
-    { echo "SKIP: no torchrun in $VENV (scripts/install-deps.sh installs torch there)"; exit 77; }
+TORCHRUN=$LAUNCHERS_VENV/bin/torchrun
+"$LAUNCHERS_VENV/bin/python" -c 'import torch.distributed.run' 2>/dev/null ||
+    { echo "SKIP: no torchrun in $LAUNCHERS_VENV (scripts/install-deps.sh installs torch there)"; exit 77; }
 T=${TIPC_REL:-$TIPC}
-DIFF="python3 $ROOT/tests/e2e/ckpt_diff.py"
 export OMP_NUM_THREADS=1
-# synthetic_size 80, 2 ranks x batch 4, drop_last: exactly 10 steps per rank (as test_dp_equivalence.sh)
-RECIPE="--data-path none -o DataLoader.synthetic_size=80 -o Arch.image_size=64 -o Arch.class_num=4 --epochs 1 --seed 3 --threads 1 --print-freq 5 --batch-size 4"
-
-TIPC_JOB_TOKEN=ref "$T" launch --job_id="$JOB" --nproc_per_node=2 --log_dir=l train $RECIPE --output-dir ref >ref.out 2>&1 ||
-    fail "tipc launch: exit $?"
-same_as_launch() {   # DIR WHAT
-    local part
-    for part in params stats; do
-        $DIFF ref/latest.ckpt "$1/latest.ckpt" $part 1e-4 >diff.out || fail "$2 vs tipc launch ($part): $(cat diff.out)"
-    done
-    echo "$2 vs tipc launch: $(cat diff.out)"
-}
+RECIPE=$DP_RECIPE
+dp_reference
 
 # 1. one host (docs/distributed.md)
 t0=$(now)
@@ -62,14 +50,14 @@ LAUNCHERS=()
 node 0 kill -o DataLoader.synthetic_size=4096 --epochs 20
 # node 0's agent serves the rendezvous store, as on a cluster where the endpoint is node 0 (on one host
 # both agents could: the first to listen does)
-for _ in $(seq 100); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break; sleep 0.1; done
+wait_listening $port || fail "node 0's torchrun never listened on $port"
 node 1 kill -o DataLoader.synthetic_size=4096 --epochs 20
 victim=
 for _ in $(seq 300); do   # rank 1: the tipc under either torchrun whose environment says RANK=1
     for p in $(pgrep -P "$kill0_pid") $(pgrep -P "$kill1_pid"); do
         tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx RANK=1 && victim=$p
     done
-    [ -n "$victim" ] && grep -q 'Epoch 0, iter: 20\]' kill0.out kill1.out 2>/dev/null && break
+    [ -n "$victim" ] && grep -q 'Epoch 0, iter: 9\]' kill0.out kill1.out 2>/dev/null && break
     sleep 0.1
 done
 [ -n "$victim" ] || fail "rank 1 never started"
