@@ -75,6 +75,27 @@ static void test_ours(void **state)
     close(fd);
     assert_int_equal(tcpstore_get(a, "k", 0, &found, NULL, NULL), TIPC_OK);
     assert_true(found);
+    /* a request that trickles in byte by byte is served once whole; a key over the limit closes */
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    unsigned char req[64];
+    size_t rn = 0;
+    req[rn++] = TCPSTORE_VALIDATE, tcpstore_put_le(req + rn, TCPSTORE_MAGIC, 4), rn += 4;
+    req[rn++] = TCPSTORE_SET, tcpstore_put_le(req + rn, 4, 8), rn += 8, memcpy(req + rn, "slow", 4), rn += 4;
+    tcpstore_put_le(req + rn, 2, 8), rn += 8, memcpy(req + rn, "ok", 2), rn += 2;
+    for (size_t i = 0; i < rn; i++) {
+        assert_int_equal(write(fd, req + i, 1), 1);
+        usleep(2000);
+    }
+    assert_int_equal(tcpstore_get(a, "slow", 2000, &found, &v, &n), TIPC_OK);
+    assert_true(found);
+    assert_string_equal(v, "ok");
+    free(v);
+    rn = 0;
+    req[rn++] = TCPSTORE_GET, tcpstore_put_le(req + rn, (uint64_t)TCPSTORE_MAX_KEY + 1, 8), rn += 8;
+    assert_int_equal(write(fd, req, rn), (ssize_t)rn);
+    assert_int_equal(read(fd, buf, sizeof buf), 0);
+    close(fd);
     /* a client's last SET arrives with its close: it is stored all the same (a rank saying it left) */
     for (int i = 0; i < 20; i++) {
         struct tcpstore *t = client(port);
