@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Real Slurm (tests/e2e/lib_slurm.sh: munge, slurmctld, two slurmd as nodes n1/n2 on loopback):
+#  0. docs/distributed.md's recipe `srun tipc run` (one tipc per node) from a working folder outside
+#     any checkout, the configs from an installed tree: COMPLETED 0:0, every stage passed on both
+#     nodes; a one-node allocation with a two-node config: FAILED, exit 2, nothing ran;
 #  1. docs/distributed.md's sbatch recipe with srun starting one rank per task
 #     (`srun --ntasks-per-node=2 tipc train`): 2 nodes x 2 ranks train as one job through the c10d
 #     store rank 0 serves, job COMPLETED 0:0;
@@ -14,6 +17,45 @@ t0=$(now)
 slurm_up
 echo "slurm up: $(elapsed "$t0") s"
 TINY="--data-path none -o Arch.class_num=4 -o Arch.width_mult=0.25 -o Arch.image_size=32 --batch-size 4 --threads 1 --print-freq 1 --seed 7"
+
+# 0. one tipc per node (docs/distributed.md "Slurm: srun tipc run"), PREFIX/share/tipc as installed
+PREFIX=$W/prefix
+mkdir -p "$PREFIX/share/tipc" "$PREFIX/bin" job && cp -r "$ROOT/configs" "$ROOT/images" "$PREFIX/share/tipc/" &&
+    ln -s "$T" "$PREFIX/bin/tipc" || fail "installing into $PREFIX"
+cat >job/recipe.sbatch <<EOF
+#!/bin/bash
+#SBATCH --nodes=2 --ntasks-per-node=1 --output=recipe.log
+export PATH=$PREFIX/bin:\$PATH
+export TIPC_JOB_TOKEN=\$(head -c16 /dev/urandom | od -An -tx1 | tr -d ' \\n')   # srun passes it to every node
+cp -rT $PREFIX/share/tipc tipc-share
+cfg=tipc-share/configs/mobilenet_v3_small/train_fleet_infer.txt
+sed -i "s/^gpu_list:.*/gpu_list:\$(scontrol show hostnames "\$SLURM_JOB_NODELIST" | paste -sd,);0,1/" "\$cfg"
+# one output directory per node on a shared file system (\$SLURM_NODEID is each task's own)
+srun bash -c 'exec tipc run "\$0" lite_train_lite_infer --output "out/node\$SLURM_NODEID"' "\$cfg"
+EOF
+t0=$(now)
+id=$(cd job && sbatch --parsable recipe.sbatch) || fail "sbatch"
+st=$(slurm_job "$id")
+echo "srun tipc run, the documented recipe (2 nodes x 2 ranks): $st in $(elapsed "$t0") s"
+[ "$st" = "COMPLETED 0:0" ] || fail "job $id: $st: $(tail -n 30 job/recipe.log)"
+[ "$(grep -c '^4 passed, 0 failed' job/recipe.log)" = 2 ] || fail "not every stage passed on both nodes: $(grep passed job/recipe.log)"
+for n in 0 1; do
+    grep -q "^tipc: placed by Slurm: node $n (SLURM_NODEID) of 2 nodes (SLURM_STEP_NUM_NODES); nodes n1,n2 (SLURM_STEP_NODELIST)" job/recipe.log ||
+        fail "node $n does not say Slurm placed it"
+    [ -s "job/out/node$n/${FLEET_MODEL##*/}/inference.tipc" ] || fail "node $n exported no model"
+done
+cmp -s "job/out/node0/${FLEET_MODEL##*/}/inference.tipc" "job/out/node1/${FLEET_MODEL##*/}/inference.tipc" ||
+    fail "the nodes' models differ"
+grep -q 'data parallel: 4 ranks (gloo over tcp)' job/recipe.log || fail "not 4-rank data parallel"
+# the same config, its gpu_list naming n1,n2 whatever the allocation, on one node: refused before anything runs
+sed -e 's/^#SBATCH --nodes=2/#SBATCH --nodes=1/' -e 's/--output=recipe.log/--output=one.log/' \
+    -e 's/paste -sd,)/paste -sd,),n2/' -e 's| "out/node| "one/node|' job/recipe.sbatch >job/one.sbatch
+id=$(cd job && sbatch --parsable one.sbatch) || fail "sbatch"
+st=$(slurm_job "$id")
+echo "the 2-node config in a 1-node allocation: $st"
+[ "$st" = "FAILED 2:0" ] || fail "job $id: $st, want FAILED 2:0: $(tail -n 5 job/one.log)"
+grep -q "Slurm runs this job on 1 node (SLURM_STEP_NUM_NODES) but the config.s gpu_list trains on 2" job/one.log || fail "$(cat job/one.log)"
+[ ! -e job/one ] || fail "something ran in the one-node job: $(ls -R job/one | head)"
 
 # 1. one rank per task (docs/distributed.md "Slurm, one task per rank")
 cat >ranks.sbatch <<EOF
