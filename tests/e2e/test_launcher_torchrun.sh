@@ -5,7 +5,8 @@
 #     test_dp_equivalence.sh's tolerance (1e-4 relative), `tipc launch --nproc_per_node=2`'s;
 #  2. 2 "nodes" on 127.0.0.1/127.0.0.2 (`--nnodes 2 --rdzv-backend c10d`): the same model;
 #  3. rank 1 SIGKILLed mid-training: both torchruns exit non-zero within seconds, and rank 0 names
-#     rank 1 as the rank that went silent.
+#     rank 1 as the rank that went silent;
+#  4. a `tipc run` config naming torchrun on its training line.
 . "$(dirname "$0")/lib_launch.sh"
 TORCHRUN=$LAUNCHERS_VENV/bin/torchrun
 "$LAUNCHERS_VENV/bin/python" -c 'import torch.distributed.run' 2>/dev/null ||
@@ -70,3 +71,26 @@ echo "rank 1 SIGKILLed: torchruns exited $rc0 $rc1 after $secs s"
 awk -v s="$secs" 'BEGIN { exit !(s < 20) }' || fail "the job took $secs s to end"
 grep -hq 'rank 1 (node [01], pid '"$victim"' on .*) stopped sending heartbeats' kill0.out kill1.out ||
     fail "rank 0 does not name rank 1: $(grep -h 'error' kill0.out kill1.out | head -5)"
+
+# 4. a `tipc run` config whose training line names torchrun, as Paddle's configs name
+#    paddle.distributed.launch: the status line shows the command as run, and the ranks are this tipc
+#    (a different `tipc` first on PATH is not the one torchrun starts)
+. "$ROOT/tests/e2e/lib.sh"   # tiny_recipe
+mkdir -p cfg fake && ln -s "$ROOT/images" images && tiny_recipe 1 >cfg/tiny.yaml || fail "cfg"
+printf '#!/bin/sh\necho "the wrong tipc"; exit 99\n' >fake/tipc && chmod +x fake/tipc
+sed -e 's|^gpu_list:.*|gpu_list:-1|' -e 's|^use-gpu:.*|use-gpu:False|' -e 's|^--epochs:.*|--epochs:lite_train_lite_infer=1|' \
+    -e 's|^norm_train:train |norm_train:torchrun --standalone --nproc_per_node=2 --no-python tipc train |' \
+    -e 's|configs/mobilenet_v3_small/mobilenet_v3_small.yaml|cfg/tiny.yaml|' -e '/^inference:/,$ s|^--use-gpu:.*|--use-gpu:False|' \
+    "$ROOT/configs/mobilenet_v3_small/train_infer.txt" >cfg/torchrun.txt
+PATH=$W/fake:$LAUNCHERS_VENV/bin:$PATH "$T" run cfg/torchrun.txt lite_train_lite_infer --no-prepare >run.out 2>&1 ||
+    fail "tipc run with torchrun on the training line: exit $?: $(tail -n 12 run.out)"
+grep -q '^Run successfully with command - mobilenet_v3_small - torchrun --standalone --nproc_per_node=2 --no-python tipc train -c cfg/tiny.yaml --output-dir=' run.out ||
+    fail "the status line does not show torchrun's command: $(grep command run.out | head -2)"
+grep -q '^4 passed, 0 failed' run.out || fail "not every stage passed"
+grep -q '^data parallel: 2 ranks, started by torchrun' logs/mobilenet_v3_small/lite_train_lite_infer/tipc/01_train.log ||
+    fail "the training was not torchrun's 2 ranks"
+sed -i 's|^gpu_list:.*|gpu_list:0,1|' cfg/torchrun.txt   # tipc launch's devices and torchrun's ranks at once
+"$T" run cfg/torchrun.txt lite_train_lite_infer --no-prepare >run.out 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "cfg/torchrun.txt:14: the training line starts its ranks with torchrun itself, but gpu_list item '0,1'" run.out ||
+    fail "a named launcher with gpu_list 0,1: exit $rc: $(head -n 3 run.out)"
