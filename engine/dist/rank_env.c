@@ -245,6 +245,14 @@ static enum tipc_status read_env_init(struct rank_env *e)
     return master(e, NULL);
 }
 
+/* TIPC_SCHEDULER=none: the scheduler's variables are not this job's (cluster_env.h); Slurm's are inherited
+ * by everything a job step runs, so they place no rank either. */
+static bool scheduler_off(void)
+{
+    const char *v = env("TIPC_SCHEDULER");
+    return v && !strcmp(v, "none");
+}
+
 enum tipc_status rank_env_read(struct rank_env *e)
 {
     memset(e, 0, sizeof *e);
@@ -259,7 +267,8 @@ enum tipc_status rank_env_read(struct rank_env *e)
     else if (env("TIPC_JOB_TOKEN") && env("TIPC_NODE_RANK")) e->launcher = "tipc launch", st = read_tipc_launch(e);
     else if (env("PADDLE_TRAINER_ENDPOINTS") || env("PADDLE_MASTER")) e->launcher = "Paddle", st = read_paddle(e);
     else if (env("OMPI_COMM_WORLD_SIZE") || env("PMI_SIZE")) e->launcher = "mpirun", st = read_mpi(e);
-    else if (env("SLURM_STEP_NUM_TASKS") && env("SLURM_PROCID")) e->launcher = "Slurm", st = read_slurm(e);
+    else if (env("SLURM_STEP_NUM_TASKS") && env("SLURM_PROCID") && !scheduler_off())   /* an outer allocation's */
+        e->launcher = "Slurm", st = read_slurm(e);
     else if (env("WORLD_SIZE") || env("RANK") || env("PADDLE_TRAINERS_NUM") || env("PADDLE_TRAINER_ID"))
         e->launcher = "env://", st = read_env_init(e);
     if (st) return st;

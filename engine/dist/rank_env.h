@@ -8,7 +8,8 @@
  *                   a c10d store at PADDLE_MASTER, else at the first of PADDLE_TRAINER_ENDPOINTS
  *   mpirun          OMPI_COMM_WORLD_RANK/SIZE (Open MPI), PMI_RANK/PMI_SIZE (MPICH, Intel MPI); rank 0
  *                   serves at MASTER_ADDR (default 127.0.0.1 when every rank is local):MASTER_PORT
- *   Slurm           srun's SLURM_STEP_NUM_TASKS > 1 (one task per rank), SLURM_PROCID, SLURM_LOCALID,
+ *   Slurm           srun's SLURM_STEP_NUM_TASKS > 1 (one task per rank; not with TIPC_SCHEDULER=none),
+ *                   SLURM_PROCID, SLURM_LOCALID,
  *                   SLURM_NODEID; rank 0 serves at MASTER_ADDR:MASTER_PORT, else the step's first
  *                   node, port 15000 + SLURM_JOB_ID mod 10000
  *   env://          RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT alone (Kubeflow's PyTorchJob, a script):

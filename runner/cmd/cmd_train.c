@@ -171,8 +171,9 @@ int cmd_train(int argc, char **argv)
         else if (st == TIPC_OK && f.s_sim && (f.sim_world < 1 || f.sim_world > 4096))
             st = error_msg(TIPC_EUSAGE, "train: --simulate-world %d: want 1..4096 ranks", f.sim_world);
         else if (st == TIPC_OK && f.s_sim && (o.world > 1 || f.resume))
-            st = error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with %s",
-                           o.world > 1 ? "a world of several ranks (a launcher's variables)" : "--resume");
+            st = o.world > 1 ? error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with %s=%d (%s)",
+                                         re.world_var, o.world, re.launcher)
+                             : error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with --resume");
         o.simulate_world = f.s_sim ? f.sim_world : 0;
     }
     if (st == TIPC_OK && !help) {

@@ -29,13 +29,21 @@ pod() {
 port=$(free_port)
 pod pj1 RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port
 pod pj0 RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port
-wait_line pj0.out 'started by env://' 20
-pod dup RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port   # a second pod claiming rank 1
-wait_rc rc0 "$pj0_pid"; wait_rc rc1 "$pj1_pid"; wait_rc rcd "$dup_pid"
+wait_rc rc0 "$pj0_pid"; wait_rc rc1 "$pj1_pid"
 [ "$rc0" = 0 ] && [ "$rc1" = 0 ] || fail "PyTorchJob ranks: exit $rc0 $rc1"
 grep -q "^data parallel: 2 ranks, started by env://, c10d store at 127.0.0.1:$port (served by rank 0)" pj0.out ||
     fail "rank 0 does not name the launcher and its store: $(grep 'data parallel' pj0.out)"
 same_as_launch pj0 "PyTorchJob's variables"
+# a second pod claiming rank 1 of a running job is refused; the job goes on
+port=$(free_port)
+LONG="-o DataLoader.synthetic_size=4096 --epochs 20"
+pod d1 RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port -- $LONG
+pod d0 RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port -- $LONG
+wait_line d0.out 'Epoch 0, iter: 9\]' 60
+pod dup RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port -- --comm-timeout 20
+wait_rc rcd "$dup_pid"
+kill -0 "$d0_pid" 2>/dev/null || fail "the running job ended when a second rank 1 came: $(tail -n 3 d0.out)"
+kill "$d0_pid" "$d1_pid" 2>/dev/null
 [ "$rcd" = 4 ] || fail "a second rank 1: exit $rcd, want 4: $(tail -n 3 dup.out)"
 grep -q 'rank 1 is claimed twice in this job: by pid [0-9]* on .* and by pid [0-9]* on .* (env:// gave out RANK=1 twice)' dup.out ||
     fail "the second rank 1 does not say it is claimed twice: $(tail -n 3 dup.out)"

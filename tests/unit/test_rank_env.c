@@ -14,7 +14,7 @@ static const char *const names[] = {
     "PADDLE_NNODES", "PADDLE_GLOBAL_RANK", "PADDLE_GLOBAL_SIZE", "PADDLE_RANK_IN_NODE", "OMPI_COMM_WORLD_RANK",
     "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "PMI_RANK", "PMI_SIZE",
     "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_STEP_NUM_NODES", "SLURM_NNODES",
-    "SLURM_STEP_TASKS_PER_NODE", "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_JOB_ID",
+    "SLURM_STEP_TASKS_PER_NODE", "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_JOB_ID", "TIPC_SCHEDULER",
 };
 
 /* Clear every launcher variable, then set "NAME=VALUE" items (NULL-terminated). */
@@ -153,6 +153,9 @@ static void test_slurm(void **s)
     assert_int_equal(e.port, 29999);
     setenv("SLURM_STEP_TASKS_PER_NODE", "two", 1);
     read_bad("SLURM_STEP_TASKS_PER_NODE='two'");
+    env_is("SLURM_STEP_NUM_TASKS=4", "SLURM_PROCID=3", "TIPC_SCHEDULER=none", NULL);   /* an outer step's variables */
+    read_ok(&e);
+    assert_int_equal(e.world, 1);
     env_is("SLURM_STEP_NUM_TASKS=1", "SLURM_PROCID=0", NULL);   /* srun -n1: one process */
     read_ok(&e);
     assert_int_equal(e.world, 1);
