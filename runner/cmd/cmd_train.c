@@ -1,7 +1,8 @@
 /* cmd_train.c: `tipc train`, Step6 train.py's flags over a PaddleClas-style YAML recipe.
  * Order of precedence: built-in defaults < -c YAML < -o overrides < flags. The collectives'
  * knobs (TIPC_COMM_*, TIPC_WATCHDOG) are options read here and passed to comm_init_from_env. Rank and world
- * come from the environment (RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).
+ * come from the launcher's environment (engine/dist/rank_env.h: tipc launch, torchrun, Paddle, srun, mpirun,
+ * env://).
  * The loop itself is engine/model/trainer.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "../../engine/model/amp.h"
 #include "../../engine/model/train_log.h"
 #include "../../engine/dist/comm.h"
+#include "../../engine/dist/rank_env.h"
 _Static_assert(COMM_SHM_AUTO == 0 && COMM_SHM_OFF == 1 && COMM_SHM_ON == 2, "opt_auto_on_off's values");
 #include "../../core/banned.h"
 
@@ -32,17 +34,10 @@ static const char footer[] =
     "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
     "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
     "CUDA device, 70 a CUDA call failed.\n"
-    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0.\n"
-    "Rank and world come from the environment tipc launch sets\n"
-    "(RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).\n";
-
-static int env_int(const char *a, const char *b, int dflt)
-{
-    const char *v = getenv(a);
-    if (!v || !*v) v = getenv(b);
-    int out;
-    return v && *v && parse_int(v, 0, 1 << 20, &out) ? out : dflt;
-}
+    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else the local rank, else 0.\n"
+    "Rank and world come from the launcher that started this process: tipc launch, torchrun,\n"
+    "Paddle's launch, srun (one task per rank), mpirun, or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT\n"
+    "(docs/distributed.md \"Other launchers\"); a malformed variable is exit 2 naming it.\n";
 
 struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *precision, *model;
@@ -162,24 +157,27 @@ int cmd_train(int argc, char **argv)
     if (st == TIPC_OK && !help) st = apply_flags(&o, &f);
     if (st == TIPC_OK && !help) {
         o.pretrained = f.pretrained, o.resume = f.resume, o.test_only = f.test_only, o.threads = f.threads;
+        /* rank and world from whichever launcher started this process (rank_env.h): a malformed
+         * variable is a usage error naming it, never a silent one-rank job */
+        struct rank_env re;
+        st = rank_env_read(&re);
+        o.rank = re.rank, o.world = re.world, o.local_rank = re.local_rank;
+        if (!f.restart && re.restart > 0) f.restart = re.restart;   /* torchrun --max-restarts: resume too */
         o.restart = f.restart;
         o.resume_auto = f.restart > 0 || (f.resume && !strcmp(f.resume, "auto"));
         if (f.resume && !strcmp(f.resume, "auto")) o.resume = NULL;
         o.cuda_graph = f.cuda_graph;
-        o.rank = env_int("RANK", "PADDLE_TRAINER_ID", 0);
-        o.world = env_int("WORLD_SIZE", "PADDLE_TRAINERS_NUM", 1);
-        if (o.world < 1 || o.rank >= o.world) st = error_msg(TIPC_EDIST, "train: rank %d of world %d", o.rank, o.world);
-        else if (f.test_only && !f.pretrained && !f.resume)
+        if (st == TIPC_OK && f.test_only && !f.pretrained && !f.resume)
             st = error_msg(TIPC_EUSAGE, "train: --test-only needs --pretrained=CKPT");
-        else if (f.s_sim && (f.sim_world < 1 || f.sim_world > 4096))
+        else if (st == TIPC_OK && f.s_sim && (f.sim_world < 1 || f.sim_world > 4096))
             st = error_msg(TIPC_EUSAGE, "train: --simulate-world %d: want 1..4096 ranks", f.sim_world);
-        else if (f.s_sim && (o.world > 1 || f.resume))
-            st = error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with %s",
-                           o.world > 1 ? "WORLD_SIZE > 1 (tipc launch)" : "--resume");
+        else if (st == TIPC_OK && f.s_sim && (o.world > 1 || f.resume))
+            st = o.world > 1 ? error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with %s=%d (%s)",
+                                         re.world_var, o.world, re.launcher)
+                             : error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with --resume");
         o.simulate_world = f.s_sim ? f.sim_world : 0;
     }
     if (st == TIPC_OK && !help) {
-        o.local_rank = env_int("LOCAL_RANK", "PADDLE_LOCAL_RANK", o.rank);
         const struct recipe *r = &o.r;
         if (r->fuse_grad_size_in_MB < 0 || r->local_sgd_steps < 1 || r->local_sgd_is_warm_steps < 0 || r->check_every < 0)
             st = error_msg(TIPC_EUSAGE, "train: Distributed.fuse_grad_size_in_MB, local_sgd_is_warm_steps and "

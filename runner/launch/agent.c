@@ -86,6 +86,16 @@ static enum tipc_status open_log(struct launch_job *J, struct rank_proc *r, cons
         return TIPC_OK;
     }
     char *path = xasprintf("%s/workerlog.%d", J->o->log_dir, r->rank);
+    if (J->o->log_append) {   /* --log_overwrite=false: on at the end of our own regular file, else a fresh one */
+        int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat sb;
+        if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_nlink == 1 && sb.st_uid == geteuid()) {
+            r->log_fd = fd;
+            free(path);
+            return TIPC_OK;
+        }
+        if (fd >= 0) close(fd);
+    }
     /* a fresh file, never through what is there: unlinking drops only the name (a planted symlink
      * or hard link), O_EXCL|O_NOFOLLOW refuses one planted again in between */
     if (unlink(path) && errno != ENOENT) {

@@ -31,6 +31,7 @@ struct launch_opts {
     char *env_master;    /* env TIPC_MASTER=HOST:PORT (how `tipc run` passes --master down) */
     int master_port;
     char *log_dir;       /* --log_dir, default "log" */
+    bool log_append;     /* --log_overwrite=false (Paddle's default): workerlog.N goes on, not replaced */
     char *job_id;        /* --job_id, else env TIPC_JOB_ID, else "default" */
     int join_timeout_s;  /* --join_timeout, default 60 */
     int heartbeat_s;     /* --heartbeat_timeout: a silent node is declared dead after this, default 10 */

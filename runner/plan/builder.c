@@ -295,6 +295,20 @@ enum tipc_status pb_check_trainers(struct builder *b, char **list, int n, const 
     return TIPC_OK;
 }
 
+const char *pb_named_launcher(const char *run_train)
+{
+    static const char *const own[] = {"torchrun", "srun", "mpirun", "mpiexec"};
+    const char *p = run_train + strspn(run_train, " \t");
+    size_t n = strcspn(p, " \t");
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (n == strlen(own[i]) && !strncmp(p, own[i], n)) return own[i];
+    if (strncmp(p, "python", 6)) return NULL;   /* python3 -m paddle.distributed.launch / torch.distributed.run */
+    const char *m = p + n + strspn(p + n, " \t");
+    if (!strncmp(m, "-m paddle.distributed.launch", 28)) return "paddle.distributed.launch";
+    if (!strncmp(m, "-m torch.distributed.run", 24)) return "torch.distributed.run";
+    return NULL;
+}
+
 const char *pb_launcher(struct builder *b)
 {
     b->launched = true;
