@@ -17,10 +17,12 @@
 #include "amp.h"
 #include "trainer.h"
 #include "train_log.h"
+#include "finite.h"
 #include "../../core/check.h"
 #include "../../core/staged.h"
 #include "../../core/time.h"
 #include "../../core/fs.h"
+#include "../io/binfile.h"
 #include "../io/checkpoint.h"
 #include "../dist/comm.h"
 #include "../../core/banned.h"
@@ -50,8 +52,21 @@ static enum tipc_status check_labels(const struct source *s, const struct batch 
     return TIPC_OK;
 }
 
-static enum tipc_status evaluate(const struct train_opts *o, struct net *net, struct source *val, double *acc1,
-                                 double *acc5)
+/* Logits that are NaN or infinite rank nothing: with them every comparison is false and each image
+ * would count as a top-1 hit (finite.h). */
+static enum tipc_status logits_finite(const float *logits, const struct batch *b, int K, const struct ckpt_meta *m)
+{
+    long k = first_nonfinite(logits, (size_t)b->n * K);
+    if (k < 0) return TIPC_OK;
+    error_msg(TIPC_ENUMERIC, "eval: the logits of image %ld of eval batch %d are not finite (class %ld: %g) with the "
+              "weights of epoch %d, global step %lld", k / K, b->step_in_epoch, k % K, (double)logits[k], m->epoch,
+              (long long)m->step);
+    error_hint("the model is broken (a diverged training, or a checkpoint from one): its accuracy means nothing");
+    return TIPC_ENUMERIC;
+}
+
+static enum tipc_status evaluate(const struct train_opts *o, struct net *net, struct source *val,
+                                 const struct ckpt_meta *m, double *acc1, double *acc5)
 {
     int K = net_num_classes(net), h1 = 0, h5 = 0, seen = 0;
     bool was = net->train;
@@ -66,6 +81,7 @@ static enum tipc_status evaluate(const struct train_opts *o, struct net *net, st
         net_set_input_u8(net, b->images, b->n);
         net_forward(net, b->n);
         net_to_host(net, logits, net_logits(net), (size_t)b->n * K);
+        if ((st = logits_finite(logits, b, K, m)) != TIPC_OK) break;
         topk_hits(logits, b->labels, b->n, K, &h1, &h5);
         seen += b->n;
     }
@@ -162,6 +178,7 @@ struct micro {
     struct rng *rng;        /* (world); [0] unused */
     struct micro_batch *mb; /* (world) this step's */
     int64_t kept[2];        /* the step checkpoints this run keeps (save_step), -1: none */
+    struct { double first, lowest; int windows; } trend; /* this run's logged loss windows (learned_check) */
 };
 
 static enum tipc_status nan_error(const struct train_opts *o, const struct ckpt_meta *m, int it, double lr, float loss)
@@ -214,6 +231,9 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         topk_hits(logits, b0->labels, b0->n, K, &ss.h1, &ss.h5);
         if (o->log) train_log_tick(o->log, m->epoch, it, s.loss, lr, b0->n * (o->world > 1 ? o->world : mb->world));
         if (ss.steps == r->print_freq || it == spe - 1) {
+            double wl = ss.loss / ss.steps;
+            if (mb->trend.windows++ == 0) mb->trend.first = wl;
+            else if (mb->trend.windows == 2 || wl < mb->trend.lowest) mb->trend.lowest = wl;
             if (o->log) /* every rank: its own loss and img/s */
                 st = train_log_window(o->log, m->epoch, it, (long)m->step, ss.loss / ss.steps, lr,
                                       100.0 * ss.h1 / ss.seen, ss.seen / ss.batch);
@@ -230,6 +250,42 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
     }
     free(logits);
     return st;
+}
+
+/* The weights after an epoch: a step can make them NaN while the loss before it was finite. */
+static enum tipc_status weights_finite(const struct train_opts *o, const struct net *net, const struct ckpt_meta *m)
+{
+    char what[160];
+    if (net_finite(net, what, sizeof what)) return TIPC_OK;
+    error_msg(TIPC_ENUMERIC, "rank %d: the weights are not finite after global step %lld (epoch %d): %s", o->rank,
+              (long long)m->step, m->epoch, what);
+    error_hint("the training diverged although the loss before the step was finite: lower the learning rate (--lr); "
+               "checkpoints in '%s' are from before this epoch", o->r.output_dir);
+    return TIPC_ENUMERIC;
+}
+
+/* FNV-1a of the net's parameters (host copy): the same before and after means no step moved them. */
+static uint64_t params_hash(const struct net *net)
+{
+    float *p = xmalloc(sizeof(float) * net->nparams + 4);
+    net_to_host(net, p, net->params, net->nparams);
+    uint64_t h = fnv1a64(FNV1A64_INIT, p, sizeof(float) * net->nparams);
+    free(p);
+    return h;
+}
+
+/* A training that learned nothing passes every stage yet proves nothing: say so (rank 0). The
+ * weights unchanged after steps (learning rate 0), or no logged loss window below the first. */
+static void learned_check(const struct train_opts *o, const struct net *net, const struct micro *mb,
+                          uint64_t hash0, int64_t steps)
+{
+    if (o->rank != 0 || steps <= 0) return;
+    if (params_hash(net) == hash0)
+        warning_msg("the weights did not change in %lld training steps (learning rate %g at the start): this "
+                    "training learned nothing", (long long)steps, recipe_lr(&o->r, 0));
+    else if (mb->trend.windows >= 2 && !(mb->trend.lowest < mb->trend.first))
+        warning_msg("the loss never fell: %.5f in the first logged window, no lower in the %d after it (lowest %.5f); "
+                    "check the learning rate and the data", mb->trend.first, mb->trend.windows - 1, mb->trend.lowest);
 }
 
 /* The dropout RNGs as an uninterrupted run has them after m->step steps (one draw per step): every
@@ -357,7 +413,7 @@ enum tipc_status train_run(const struct train_opts *o)
     if ((st = dp_sync_from_rank0(&dp, &net, true)) != TIPC_OK) goto out;
     double a1, a5;
     if (o->test_only) {
-        if ((st = evaluate(o, &net, &val, &a1, &a5)) == TIPC_OK && o->log) st = train_log_eval(o->log, m.epoch, a1, a5);
+        if ((st = evaluate(o, &net, &val, &m, &a1, &a5)) == TIPC_OK && o->log) st = train_log_eval(o->log, m.epoch, a1, a5);
         if (st == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
@@ -369,6 +425,8 @@ enum tipc_status train_run(const struct train_opts *o)
     if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch, info)) != TIPC_OK)
         goto out;
     if (!o->log) json_decref(info);
+    uint64_t hash0 = params_hash(&net);
+    int64_t step0 = m.step;
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
         dp.comm_seconds = dp.comm_exposed_seconds = 0;
@@ -386,12 +444,13 @@ enum tipc_status train_run(const struct train_opts *o)
                    100.0 * dp.comm_exposed_seconds / secs, 100.0 * dp.comm_seconds / secs,
                    o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce", how);
         }
+        if ((st = weights_finite(o, &net, &m)) != TIPC_OK) goto out;
         m.epoch++;
         m.step_in_epoch = 0;
         if ((st = dp_epoch_end(&dp, &net, (long)m.step)) != TIPC_OK) goto out;
         bool best = false;
         if (r->eval_during_train) {
-            if ((st = evaluate(o, &net, &val, &a1, &a5)) != TIPC_OK) goto out;
+            if ((st = evaluate(o, &net, &val, &m, &a1, &a5)) != TIPC_OK) goto out;
             if (o->log && (st = train_log_eval(o->log, m.epoch, a1, a5)) != TIPC_OK) goto out;
             if (o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
             best = a1 >= m.best_acc1;
@@ -401,6 +460,7 @@ enum tipc_status train_run(const struct train_opts *o)
         if (o->rank == 0) printf("saved '%s/epoch_%d.ckpt' and latest.ckpt\n", r->output_dir, m.epoch);
         fflush(stdout);
     }
+    learned_check(o, &net, &mb, hash0, m.step - step0);
     float as[AMP_STATE_FLOATS];
     if (o->rank == 0 && net_amp_read(&net, as))
         printf("AMP: %.0f steps skipped (a gradient was not finite), loss scale %g at the end\n", as[AMP_SKIPPED],

@@ -1,0 +1,66 @@
+# test_finite_or_fail.sh: a broken model never passes a stage ("finite or fail", engine/model/finite.h).
+#  1. `tipc run` of a tiny config whose learning rate is 1e30: the train stage fails with exit 6
+#     (its logits are not finite; they used to give "Acc@1 100.000"), nothing after it passes, the
+#     run exits 1;
+#  2. a checkpoint whose last BN running variance is NaN under a valid checksum: eval (--test-only),
+#     export and a resume all exit 6 naming the tensor and the step, nothing is written;
+#  3. an inference.tipc whose last bias is NaN under a valid checksum: infer exits 6 naming the
+#     layer, no "prob: nan" line;
+#  4. a training that diverges into non-finite weights with eval off: exit 6 naming the tensor and
+#     the global step, no checkpoint of that epoch;
+#  5. a learning rate of 0: the training passes with a warning that the weights did not change.
+. "$ROOT/tests/e2e/lib.sh"
+W=$(mktemp -d "$TMPDIR/finite.XXXXXX")
+cd "$W" || fail "cd"
+ln -s "$ROOT/images" images
+mkdir -p cfg
+tiny_recipe 1 > cfg/tiny.yaml
+
+echo "# 1. tipc run with learning rate 1e30"
+sed -e 's|configs/mobilenet_v3_small/mobilenet_v3_small.yaml|cfg/tiny.yaml|' \
+    -e 's|^gpu_list:.*|gpu_list:-1|' -e 's|^--epochs:.*|--epochs:lite_train_lite_infer=1|' \
+    -e 's|^norm_train:\(.*\)|norm_train:\1 -o Optimizer.lr.learning_rate=1e30 -o DataLoader.synthetic_size=4|' \
+    -e '/^inference:/,$ s|^--use-gpu:.*|--use-gpu:False|' \
+    "$ROOT/configs/mobilenet_v3_small/train_infer.txt" > cfg/diverge.txt
+grep -q 'learning_rate=1e30' cfg/diverge.txt || fail "the config edit did not take"
+timeout 120 "$TIPC" run cfg/diverge.txt lite_train_lite_infer --no-prepare --output run1 > run1.out 2> run1.err
+rc=$?
+[ "$rc" -eq 1 ] || { tail -n 30 run1.out run1.err; fail "tipc run of a diverging training exited $rc, expected 1"; }
+grep -q 'train.*FAILED(6)' run1.err || { tail -n 20 run1.err; fail "the train stage did not fail with exit 6"; }
+grep -q 'not finite' run1/tipc/*train*.log || fail "the train log does not say what is not finite"
+log_lacks run1.out "Acc@1 100.000"
+assert_eq "$(tail -n 1 run1.out)" "0 passed, 1 failed, 3 skipped" "summary of the diverged run"
+
+echo "# 2. a NaN checkpoint with a valid checksum"
+run_expect 0 train.log "$TIPC" train -c cfg/tiny.yaml --output-dir good
+cp good/latest.ckpt nan.ckpt
+python3 "$ROOT/tests/e2e/poison.py" nan.ckpt
+run_expect 6 eval.log "$TIPC" train -c cfg/tiny.yaml --test-only --pretrained nan.ckpt
+log_has eval.log "checkpoint 'nan.ckpt' (epoch 1, global step 4) holds a non-finite value: layer"
+log_has eval.log "running var"
+log_lacks eval.log "Acc@1"
+run_expect 6 export.log "$TIPC" export --pretrained nan.ckpt --save-inference-dir nan-inf
+log_has export.log "holds a non-finite value"
+[ ! -e nan-inf/inference.tipc ] || fail "an inference model was exported from a NaN checkpoint"
+run_expect 6 resume.log "$TIPC" train -c cfg/tiny.yaml --epochs 2 --resume nan.ckpt --output-dir resumed
+[ ! -e resumed/epoch_2.ckpt ] || fail "training went on from a NaN checkpoint"
+
+echo "# 3. a NaN inference model with a valid checksum"
+run_expect 0 export-good.log "$TIPC" export --pretrained good/latest.ckpt --save-inference-dir inf
+python3 "$ROOT/tests/e2e/poison.py" inf/inference.tipc
+run_expect 6 infer.log "$TIPC" infer --model-dir inf --img-path images/demo.jpg
+log_has infer.log "inference model 'inf/inference.tipc' holds a non-finite value: layer"
+log_has infer.log "bias"
+log_lacks infer.log "prob: "
+
+echo "# 4. weights that turn non-finite in a step whose loss was finite (eval off)"
+run_expect 6 inf-weights.log "$TIPC" train -c cfg/tiny.yaml -o DataLoader.synthetic_size=4 \
+    -o Global.eval_during_train=false --lr 1e300 --output-dir diverged
+log_has inf-weights.log "the weights are not finite after global step 1 (epoch 0): layer"
+[ ! -e diverged/epoch_1.ckpt ] && [ ! -e diverged/latest.ckpt ] || fail "a diverged net was saved"
+
+echo "# 5. learning rate 0"
+run_expect 0 lr0.log "$TIPC" train -c cfg/tiny.yaml --lr 0 --output-dir lr0
+log_has lr0.log "warning: the weights did not change in 4 training steps"
+log_lacks train.log "did not change"
+echo "ok"
