@@ -50,3 +50,10 @@ run_expect() {
 # log_lacks ignores case).
 log_has() { grep -qF -- "$2" "$1" || { tail -n 30 "$1"; fail "$1 lacks '$2'"; }; }
 log_lacks() { ! grep -qiF -- "$2" "$1" || { grep -iF -- "$2" "$1" | head -5; fail "$1 has '$2'"; }; }
+# tiny_model: in the current folder, tiny.yaml (tiny_recipe 1), its training's checkpoints in out/
+# and the exported inference model in inf/.
+tiny_model() {
+    tiny_recipe 1 > tiny.yaml
+    run_expect 0 tiny-train.log "$TIPC" train -c tiny.yaml --output-dir out
+    run_expect 0 tiny-export.log "$TIPC" export --pretrained out/latest.ckpt --save-inference-dir inf
+}

@@ -11,9 +11,7 @@
 . "$ROOT/tests/e2e/lib.sh"
 W=$(mktemp -d "$TMPDIR/corrupt.XXXXXX")
 cd "$W" || fail "cd"
-tiny_recipe 1 > tiny.yaml
-run_expect 0 train.log "$TIPC" train -c tiny.yaml --output-dir out
-run_expect 0 export.log "$TIPC" export --pretrained out/latest.ckpt --save-inference-dir inf
+tiny_model
 # cut FILE FRACTION OUT / zero FILE OUT: damaged copies
 cut_to() { head -c $(( $(stat -c %s "$1") * $2 / 100 )) "$1" > "$3"; }
 zero_block() { cp "$1" "$2"; dd if=/dev/zero of="$2" bs=1 seek=$(( $(stat -c %s "$1") * 6 / 10 )) count=64 conv=notrunc 2> /dev/null; }

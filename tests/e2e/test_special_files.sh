@@ -12,9 +12,7 @@
 . "$ROOT/tests/e2e/lib.sh"
 W=$(mktemp -d "$TMPDIR/special.XXXXXX")
 cd "$W" || fail "cd"
-tiny_recipe 1 > tiny.yaml
-run_expect 0 train.log "$TIPC" train -c tiny.yaml --output-dir out
-run_expect 0 export.log "$TIPC" export --pretrained out/latest.ckpt --save-inference-dir inf
+tiny_model
 python3 -c "import struct, sys; sys.stdout.buffer.write(struct.pack('<12288f', *[0.25] * 12288))" > in.raw
 RAW=(infer --model-dir inf --input-raw in.raw)
 run_expect 0 ref.log "$TIPC" "${RAW[@]}" --output-raw ref.bin
