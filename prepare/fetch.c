@@ -22,8 +22,8 @@
 void fetch_opts_default(struct fetch_opts *o)
 {
     *o = (struct fetch_opts){.connect_timeout_s = 5, .low_speed_bytes = 1024, .low_speed_time_s = 15,
-                             .retries = 2, .backoff_ms = 500, .max_redirects = 5, .quiet = false,
-                             .max_bytes = 16L << 30};
+                             .max_time_s = 3600, .min_rate_bytes = 10240, .retries = 2, .backoff_ms = 500,
+                             .max_redirects = 5, .quiet = false, .max_bytes = 16L << 30};
 }
 
 void fetch_global_init(void)
@@ -33,12 +33,18 @@ void fetch_global_init(void)
     done = 1;
 }
 
-/* ---- progress: a bar on a TTY, else one plain line every 5 s -------------------------------- */
+/* ---- progress: a bar on a TTY, else one plain line every 5 s; the deadline and the rate ------- */
+enum give_up { GIVE_UP_NO, GIVE_UP_DEADLINE, GIVE_UP_SLOW };
+
 struct progress {
     const char *name;
     bool tty, quiet;
     curl_off_t base;        /* bytes already in .part before this attempt */
     double start, last;     /* monotonic seconds */
+    double deadline;        /* the whole download's end (monotonic; 0: none) */
+    long min_rate, grace_s; /* fetch_opts min_rate_bytes, low_speed_time_s */
+    enum give_up why;       /* set when this callback aborted the transfer */
+    double rate;            /* the average at that moment (bytes/s) */
 };
 
 static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
@@ -46,6 +52,11 @@ static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_
     (void)ultotal; (void)ulnow;
     struct progress *p = p_;
     double t = now_seconds();
+    /* curl calls this at least once a second, bytes or not: a returned 1 aborts the transfer */
+    p->rate = (double)dlnow / (t - p->start + 1e-9);
+    if (p->deadline > 0 && t >= p->deadline) return p->why = GIVE_UP_DEADLINE, 1;
+    if (p->min_rate > 0 && t - p->start >= (double)p->grace_s && p->rate < (double)p->min_rate)
+        return p->why = GIVE_UP_SLOW, 1;
     if (p->quiet || t - p->last < (p->tty ? 0.2 : 5.0)) return 0;
     p->last = t;
     double got = (double)(p->base + dlnow) / 1e6, total = (double)(p->base + dltotal) / 1e6;
@@ -67,7 +78,8 @@ static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 }
 
 /* ---- one attempt ------------------------------------------------------------------------------ */
-enum attempt { ATTEMPT_OK, ATTEMPT_RETRY, ATTEMPT_RESTART, ATTEMPT_FATAL };
+/* GIVE_UP: the deadline or the minimum rate: no retry, and the .part is kept for a later try */
+enum attempt { ATTEMPT_OK, ATTEMPT_RETRY, ATTEMPT_RESTART, ATTEMPT_FATAL, ATTEMPT_GIVE_UP };
 
 static long file_size(const char *path)
 {
@@ -115,7 +127,7 @@ static size_t on_write(char *data, size_t size, size_t n, void *sink_)
     return len;
 }
 
-static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o,
+static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o, double deadline,
                                  char *why, size_t nwhy)
 {
     long have = file_size(part);
@@ -128,7 +140,8 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     CHECK(c != NULL, "curl_easy_init");
     char errbuf[CURL_ERROR_SIZE] = "";
     struct progress pr = {.name = url, .tty = isatty(2), .quiet = o->quiet, .base = have,
-                          .start = now_seconds(), .last = now_seconds()};
+                          .start = now_seconds(), .last = now_seconds(), .deadline = deadline,
+                          .min_rate = o->min_rate_bytes, .grace_s = o->low_speed_time_s};
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
     curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -137,6 +150,8 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, o->low_speed_bytes);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
+    if (deadline > 0)   /* curl's own limit too, for the phases before the first progress call */
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)((deadline - pr.start) * 1000) + 1);
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
@@ -166,6 +181,16 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     if (sink.err) {
         snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(sink.err));
         return ATTEMPT_FATAL;
+    }
+    if (pr.why == GIVE_UP_SLOW) {
+        snprintf(why, nwhy, "too slow: %.0f bytes/s on average after %.0f s, below the minimum of %ld "
+                 "(TIPC_MIN_RATE / --min-rate)", pr.rate, now_seconds() - pr.start, o->min_rate_bytes);
+        return ATTEMPT_GIVE_UP;
+    }
+    if (pr.why == GIVE_UP_DEADLINE || (deadline > 0 && now_seconds() >= deadline && rc != CURLE_OK)) {
+        snprintf(why, nwhy, "the download did not finish within %ld s (TIPC_DOWNLOAD_TIMEOUT / "
+                 "--download-timeout)", o->max_time_s);
+        return ATTEMPT_GIVE_UP;
     }
     return classify(rc, http, why, nwhy, errbuf);
 }
@@ -228,8 +253,9 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
     long delay = o->backoff_ms;
     int restarts = 0;
     enum attempt a_last = ATTEMPT_RETRY;
+    double deadline = o->max_time_s > 0 ? now_seconds() + (double)o->max_time_s : 0;
     for (int attempt = 0;; attempt++) {
-        enum attempt a = a_last = attempt_once(url, part, o, why, sizeof why);
+        enum attempt a = a_last = attempt_once(url, part, o, deadline, why, sizeof why);
         if (a == ATTEMPT_OK) {
             if (downloaded) *downloaded = true;
             st = verify_into_place(url, part, dest, sha256);
@@ -241,7 +267,13 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
             attempt--;
             continue;
         }
-        if (a == ATTEMPT_FATAL || attempt >= o->retries) break;
+        if (a == ATTEMPT_FATAL || a == ATTEMPT_GIVE_UP || attempt >= o->retries) break;
+        if (deadline > 0 && now_seconds() + (double)delay / 1000 >= deadline) {   /* no time left for a retry */
+            a_last = ATTEMPT_GIVE_UP;
+            snprintf(why + strlen(why), sizeof why - strlen(why), "; no retry: the download's %ld s "
+                     "(TIPC_DOWNLOAD_TIMEOUT) would be over", o->max_time_s);
+            break;
+        }
         if (!o->quiet)
             fprintf(stderr, "tipc: '%s': %s; retry %d of %d in %.1f s (keeping %ld bytes)\n", url, why,
                     attempt + 1, o->retries, (double)delay / 1000, file_size(part));
