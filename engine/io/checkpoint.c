@@ -1,5 +1,6 @@
 /* checkpoint.c: see checkpoint.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,18 +37,27 @@ struct ckpt_header_v3 {   /* the mixed-precision section: only an AMP net writes
     int32_t reserved;
     float scaler[AMP_STATE_FLOATS];
 };
+struct ckpt_header_v4 {   /* the run section, before the mixed-precision one */
+    char run_id[CKPT_RUN_ID_MAX];
+    uint32_t amp;         /* 1: the mixed-precision section follows */
+    uint32_t reserved;
+};
 
 enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const struct net *net)
 {
     struct ckpt_header h;
     struct ckpt_header_v2 h2;
     struct ckpt_header_v3 h3;
+    struct ckpt_header_v4 h4;
     memset(&h, 0, sizeof h);
     memset(&h2, 0, sizeof h2);
     memset(&h3, 0, sizeof h3);
-    bool amp = net_amp_read(net, h3.scaler);   /* false for an fp32 net: version 2, as before */
+    memset(&h4, 0, sizeof h4);
+    bool amp = net_amp_read(net, h3.scaler);   /* false for an fp32 net: no mixed-precision section */
     h3.precision = (int32_t)net->amp.prec;
-    h.version = amp ? 3 : 2;
+    h.version = CKPT_VERSION;
+    snprintf(h4.run_id, sizeof h4.run_id, "%s", m->run_id);
+    h4.amp = amp;
     memcpy(h.meta.model, m->model, sizeof h.meta.model);
     h.meta.num_classes = m->num_classes, h.meta.resolution = m->resolution, h.meta.width_mult = m->width_mult;
     h.meta.epoch = m->epoch, h.meta.step = m->step, h.meta.rng = m->rng, h.meta.best_acc1 = m->best_acc1;
@@ -76,6 +86,7 @@ enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const st
     if (st == TIPC_OK) {
         bin_write(&w, &h, sizeof h);
         bin_write(&w, &h2, sizeof h2);
+        bin_write(&w, &h4, sizeof h4);
         if (amp) bin_write(&w, &h3, sizeof h3);
         for (int i = 0; i < 3; i++) bin_write(&w, host[i], ns[i] * sizeof(float));
         st = bin_commit(&w);
@@ -98,11 +109,16 @@ static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h,
     if (h2.step_in_epoch < 0 || (h2.step_in_epoch > 0 && h2.steps_per_epoch <= h2.step_in_epoch))
         return error_msg(TIPC_EIO, "checkpoint '%s': step %d of an epoch of %d steps is not a position", r->path,
                          h2.step_in_epoch, h2.steps_per_epoch);
+    struct ckpt_header_v4 h4 = {.amp = h->version == 3};   /* version 3: the AMP section, no run section */
+    if (h->version >= 4 && !bin_read(r, &h4, sizeof h4))
+        return error_msg(TIPC_EIO, "checkpoint '%s' is truncated (header)", r->path);
+    if (h4.amp > 1 || memchr(h4.run_id, 0, sizeof h4.run_id) == NULL)
+        return error_msg(TIPC_EIO, "checkpoint '%s': the run section is damaged", r->path);
     struct ckpt_header_v3 h3 = {.precision = PREC_FP32};
-    if (h->version >= 3 && !bin_read(r, &h3, sizeof h3))
+    if (h4.amp && !bin_read(r, &h3, sizeof h3))
         return error_msg(TIPC_EIO, "checkpoint '%s' is truncated (header)", r->path);
     const float *ls = h3.scaler;
-    if (h->version >= 3 && ((h3.precision != PREC_BF16 && h3.precision != PREC_FP16) || !isfinite(ls[AMP_SCALE]) ||
+    if (h4.amp && ((h3.precision != PREC_BF16 && h3.precision != PREC_FP16) || !isfinite(ls[AMP_SCALE]) ||
                             !(ls[AMP_SCALE] > 0) || !(ls[AMP_GOOD] >= 0) || !(ls[AMP_SKIPPED] >= 0)))
         return error_msg(TIPC_EIO, "checkpoint '%s': the mixed-precision section (precision %d, loss scale %g, %g good "
                                    "steps, %g skipped) is not a loss scaler's state", r->path, h3.precision,
@@ -114,8 +130,9 @@ static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h,
     m->epoch = h->meta.epoch, m->step = h->meta.step, m->rng = h->meta.rng, m->best_acc1 = h->meta.best_acc1;
     m->step_in_epoch = h2.step_in_epoch, m->steps_per_epoch = h2.steps_per_epoch;
     m->precision = h3.precision;
-    m->has_scaler = h->version >= 3;
+    m->has_scaler = h4.amp;
     memcpy(m->scaler, h3.scaler, sizeof m->scaler);
+    memcpy(m->run_id, h4.run_id, sizeof m->run_id);
     return TIPC_OK;
 }
 

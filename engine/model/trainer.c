@@ -1,14 +1,11 @@
 /* trainer.c: see trainer.h. Each step is net_train_step (train_step.h) with the data-parallel
  * strategy of dp.h; here: epochs, data, the LR schedule, logs, eval and checkpoints. Logs follow
  * Step6 train.py's lines so TIPC log scrapers still work. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "mobilenet_v3.h"
 #include "resume.h"
@@ -17,11 +14,10 @@
 #include "amp.h"
 #include "trainer.h"
 #include "train_log.h"
+#include "train_ckpt.h"
 #include "finite.h"
 #include "../../core/check.h"
-#include "../../core/staged.h"
 #include "../../core/time.h"
-#include "../../core/fs.h"
 #include "../io/binfile.h"
 #include "../io/checkpoint.h"
 #include "../dist/comm.h"
@@ -97,68 +93,17 @@ static enum tipc_status evaluate(const struct train_opts *o, struct net *net, st
     return st;
 }
 
-static void fill_meta(struct ckpt_meta *m, const struct recipe *r)
+/* The run's checkpoint metadata; run id: train_opts.run_id, else a fresh random one. */
+static void fill_meta(struct ckpt_meta *m, const struct train_opts *o)
 {
+    const struct recipe *r = &o->r;
     memset(m, 0, sizeof *m);
     snprintf(m->model, sizeof m->model, "%.31s", r->arch);
     m->num_classes = r->num_classes;
     m->resolution = r->image_size;
     m->width_mult = (float)r->width_mult;
-}
-
-/* The checkpoint folder exists and takes files; temps of an earlier, killed save are removed. */
-static enum tipc_status output_ready(const struct train_opts *o)
-{
-    if (o->local_rank != 0) return TIPC_OK;   /* only local rank 0 saves (save_epoch) */
-    TRY(mkdir_p(o->r.output_dir));
-    TRY(dir_check_writable(o->r.output_dir, "output folder (Global.output_dir / --output-dir)"));
-    temp_sweep(o->r.output_dir);
-    return TIPC_OK;
-}
-
-/* OUTPUT_DIR/NAME := the net and m (ckpt_save writes it atomically). */
-static enum tipc_status save_as(const struct train_opts *o, const char *name, const struct ckpt_meta *m,
-                                const struct net *net)
-{
-    char *p = xasprintf("%s/%s", o->r.output_dir, name);
-    enum tipc_status st = ckpt_save(p, m, net);
-    free(p);
-    return st;
-}
-
-static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta *m, struct net *net, bool best)
-{
-    if (o->local_rank != 0) return TIPC_OK;
-    char name[32];
-    snprintf(name, sizeof name, "epoch_%d.ckpt", m->epoch);
-    enum tipc_status st = save_as(o, name, m, net);
-    if (st == TIPC_OK) st = save_as(o, "latest.ckpt", m, net);
-    if (st == TIPC_OK && best) st = save_as(o, "best.ckpt", m, net);
-    return st;
-}
-
-/* Every Global.save_interval_steps steps inside an epoch: step_S.ckpt and latest.ckpt, holding the
- * position in the epoch. The step file of two saves ago (this process wrote it) is removed: the
- * last two stay, so nodes whose newest differ by one save still share one (resume.h). */
-static enum tipc_status save_step(const struct train_opts *o, const struct ckpt_meta *m, struct net *net,
-                                  int64_t kept[2])
-{
-    if (o->local_rank != 0) return TIPC_OK;
-    char name[48];
-    snprintf(name, sizeof name, "step_%lld.ckpt", (long long)m->step);
-    enum tipc_status st = save_as(o, name, m, net);
-    if (st == TIPC_OK) st = save_as(o, "latest.ckpt", m, net);
-    if (st != TIPC_OK) return st;
-    if (kept[0] >= 0) {
-        char *p = xasprintf("%s/step_%lld.ckpt", o->r.output_dir, (long long)kept[0]);
-        unlink(p);
-        free(p);
-    }
-    kept[0] = kept[1], kept[1] = m->step;
-    if (o->rank == 0)
-        printf("saved '%s/step_%lld.ckpt' (epoch %d, %d of %d steps) and latest.ckpt\n", o->r.output_dir,
-               (long long)m->step, m->epoch, m->step_in_epoch, m->steps_per_epoch);
-    return TIPC_OK;
+    if (o->run_id && *o->run_id) snprintf(m->run_id, sizeof m->run_id, "%s", o->run_id);
+    else random_hex(m->run_id, 8);
 }
 
 struct step_stats { double loss, reader, batch; int h1, h5, seen, steps; };
@@ -222,7 +167,7 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
                    (long long)m->step, s.loss_scale, s.skipped_total);
         m->step_in_epoch = it + 1;
         if (r->save_interval_steps > 0 && m->step % r->save_interval_steps == 0 && it + 1 < spe &&
-            (st = save_step(o, m, net, mb->kept)) != TIPC_OK)
+            (st = train_save_step(o, m, net, mb->kept)) != TIPC_OK)
             break;
         double t_done = now_seconds();
         const struct micro_batch *b0 = &mb->mb[0];
@@ -300,8 +245,8 @@ static void replay_rngs(const struct train_opts *o, struct micro *mb, struct ckp
     }
 }
 
-static enum tipc_status setup_weights(const struct train_opts *o, const char *resume, struct net *net, struct micro *mb,
-                                      struct ckpt_meta *m)
+static enum tipc_status load_weights(const struct train_opts *o, const char *resume, struct net *net, struct micro *mb,
+                                     struct ckpt_meta *m)
 {
     if (resume) {
         TRY(ckpt_load(resume, m, net, true));
@@ -321,6 +266,16 @@ static enum tipc_status setup_weights(const struct train_opts *o, const char *re
     }
     net_init_params(net, (uint64_t)o->r.seed);
     return TIPC_OK;
+}
+
+static enum tipc_status setup_weights(const struct train_opts *o, const char *resume, struct net *net, struct micro *mb,
+                                      struct ckpt_meta *m)
+{
+    char run_id[sizeof m->run_id];   /* a loaded file's id is its writer's; this run writes its own */
+    memcpy(run_id, m->run_id, sizeof run_id);
+    enum tipc_status st = load_weights(o, resume, net, mb, m);
+    memcpy(m->run_id, run_id, sizeof run_id);
+    return st;
 }
 
 /* This rank's training source, or with --simulate-world W each simulated rank's shard and RNG. */
@@ -357,7 +312,7 @@ enum tipc_status train_run(const struct train_opts *o)
     struct mbv3_config cfg = {.num_classes = r->num_classes, .width_mult = (float)r->width_mult,
                               .resolution = r->image_size, .dropout = (float)r->dropout, .amp = o->amp};
     struct ckpt_meta m;
-    fill_meta(&m, r);
+    fill_meta(&m, o);
     rng_seed(&m.rng, rank_seed(r, o->rank));
     struct source val = {0};
     struct micro mb = {0};
@@ -366,14 +321,16 @@ enum tipc_status train_run(const struct train_opts *o)
     char *found = NULL;
     const char *resume = o->resume;
     enum tipc_status st = TIPC_OK;
-    if (o->resume_auto && (st = resume_find(r->output_dir, o->comm, o->rank, &found)) != TIPC_OK) goto out;
+    /* a launcher's restart resumes only from this run's own checkpoints; --resume auto from any */
+    const char *only_run = o->restart > 0 ? m.run_id : NULL;
+    if (o->resume_auto && (st = resume_find(r->output_dir, o->comm, o->rank, only_run, &found)) != TIPC_OK) goto out;
     if (o->resume_auto && found) resume = found;
     if (o->resume_auto && o->rank == 0) {
         char who[48];
         snprintf(who, sizeof who, o->restart > 0 ? "restart %d (tipc launch)" : "--resume auto", o->restart);
         if (found) printf("%s: resuming from the newest complete checkpoint '%s'\n", who, found);
-        else printf("%s: no checkpoint in '%s': starting from %s\n", who, r->output_dir,
-                    resume ? resume : o->pretrained ? o->pretrained : "the beginning");
+        else printf("%s: no checkpoint%s%s in '%s': starting from %s\n", who, only_run ? " of this run, " : "",
+                    only_run ? only_run : "", r->output_dir, resume ? resume : o->pretrained ? o->pretrained : "the beginning");
     }
     struct ckpt_meta rm = {0};
     if (resume) { /* position first: the data source starts where the checkpoint stopped */
@@ -382,7 +339,7 @@ enum tipc_status train_run(const struct train_opts *o)
             goto out;
         m.epoch = rm.epoch;
     }
-    if (!o->test_only) st = output_ready(o);   /* a read-only output is an error now, not after an epoch */
+    if (!o->test_only) st = train_output_ready(o);   /* a read-only output is an error now, not after an epoch */
     if (!o->test_only && st == TIPC_OK) st = micro_open(&mb, o, m.epoch, rm.step_in_epoch);
     if (st == TIPC_OK && !o->test_only && rm.step_in_epoch > 0 && mb.tr[0].steps_per_epoch != rm.steps_per_epoch) {
         st = error_msg(TIPC_EUSAGE, "checkpoint '%s' stopped at step %d of an epoch of %d steps, but this run's epochs "
@@ -411,6 +368,8 @@ enum tipc_status train_run(const struct train_opts *o)
     if (o->rank == 0 && !o->test_only) printf("training step: %s\n", why);
     if ((st = setup_weights(o, resume, &net, &mb, &m)) != TIPC_OK) goto out;
     if ((st = dp_sync_from_rank0(&dp, &net, true)) != TIPC_OK) goto out;
+    /* from the beginning: other runs' checkpoints go aside (every rank has its weights by now) */
+    if (!o->test_only && !resume) train_set_aside_others(o, m.run_id, o->pretrained);
     double a1, a5;
     if (o->test_only) {
         if ((st = evaluate(o, &net, &val, &m, &a1, &a5)) == TIPC_OK && o->log) st = train_log_eval(o->log, m.epoch, a1, a5);
@@ -456,7 +415,7 @@ enum tipc_status train_run(const struct train_opts *o)
             best = a1 >= m.best_acc1;
             if (best) m.best_acc1 = a1;
         }
-        if ((st = save_epoch(o, &m, &net, best)) != TIPC_OK) goto out;
+        if ((st = train_save_epoch(o, &m, &net, best)) != TIPC_OK) goto out;
         if (o->rank == 0) printf("saved '%s/epoch_%d.ckpt' and latest.ckpt\n", r->output_dir, m.epoch);
         fflush(stdout);
     }

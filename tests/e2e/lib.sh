@@ -57,3 +57,6 @@ tiny_model() {
     run_expect 0 tiny-train.log "$TIPC" train -c tiny.yaml --output-dir out
     run_expect 0 tiny-export.log "$TIPC" export --pretrained out/latest.ckpt --save-inference-dir inf
 }
+# ckpt_same A B: the two checkpoints are the same training byte for byte, but for the run id each
+# run writes into its files (ckpt_diff.py same).
+ckpt_same() { python3 "$ROOT/tests/e2e/ckpt_diff.py" "$1" "$2" same > /dev/null 2>&1; }

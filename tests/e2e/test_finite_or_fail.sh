@@ -34,7 +34,7 @@ assert_eq "$(tail -n 1 run1.out)" "0 passed, 1 failed, 3 skipped" "summary of th
 echo "# 2. a NaN checkpoint with a valid checksum"
 run_expect 0 train.log "$TIPC" train -c cfg/tiny.yaml --output-dir good
 cp good/latest.ckpt nan.ckpt
-python3 "$ROOT/tests/e2e/poison.py" nan.ckpt
+python3 "$ROOT/tests/e2e/binfile.py" poison nan.ckpt
 run_expect 6 eval.log "$TIPC" train -c cfg/tiny.yaml --test-only --pretrained nan.ckpt
 log_has eval.log "checkpoint 'nan.ckpt' (epoch 1, global step 4) holds a non-finite value: layer"
 log_has eval.log "running var"
@@ -47,7 +47,7 @@ run_expect 6 resume.log "$TIPC" train -c cfg/tiny.yaml --epochs 2 --resume nan.c
 
 echo "# 3. a NaN inference model with a valid checksum"
 run_expect 0 export-good.log "$TIPC" export --pretrained good/latest.ckpt --save-inference-dir inf
-python3 "$ROOT/tests/e2e/poison.py" inf/inference.tipc
+python3 "$ROOT/tests/e2e/binfile.py" poison inf/inference.tipc
 run_expect 6 infer.log "$TIPC" infer --model-dir inf --img-path images/demo.jpg
 log_has infer.log "inference model 'inf/inference.tipc' holds a non-finite value: layer"
 log_has infer.log "bias"
