@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../core/fs.h"
+#include "../core/regfile.h"
 #include "sha256.h"
 #include "../core/check.h"
 #include "../core/time.h"
@@ -87,6 +88,13 @@ static long file_size(const char *path)
     return stat(path, &st) == 0 ? (long)st.st_size : 0;
 }
 
+/* Remove our .part: only a regular file (a FIFO or a link planted there is not ours to delete). */
+static void remove_part(const char *part)
+{
+    struct stat st;
+    if (lstat(part, &st) == 0 && S_ISREG(st.st_mode)) unlink(part);
+}
+
 static enum attempt classify(CURLcode rc, long http, char *why, size_t n, const char *errbuf)
 {
     if (rc == CURLE_OK) return ATTEMPT_OK;
@@ -127,15 +135,43 @@ static size_t on_write(char *data, size_t size, size_t n, void *sink_)
     return len;
 }
 
+/* A file:// URL names a regular file: curl would block forever in open() on a FIFO, and copy
+ * /dev/zero until the size cap (core/regfile.h says why for the others). */
+static bool file_url_ok(const char *url, char *why, size_t nwhy)
+{
+    if (strncasecmp(url, "file:", 5) != 0) return true;
+    CURLU *u = curl_url();
+    char *path = NULL, rwhy[160];
+    bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) == CURLUE_OK;
+    int fd = ok ? open_regular(path, 0, rwhy, sizeof rwhy) : -1;
+    if (!ok) snprintf(why, nwhy, "not a file URL tipc can read");
+    else if (fd < 0) snprintf(why, nwhy, "'%s' %s", path, rwhy);
+    if (fd >= 0) close(fd);
+    curl_free(path);
+    curl_url_cleanup(u);
+    return fd >= 0;
+}
+
 static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o, double deadline,
                                  char *why, size_t nwhy)
 {
+    if (!file_url_ok(url, why, nwhy)) return ATTEMPT_FATAL;
     long have = file_size(part);
-    int fd = open(part, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+    /* O_NONBLOCK, then fstat: a FIFO or a device planted as the .part is refused, never blocked on */
+    int fd = open(part, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+        errno = EEXIST;
+    }
     if (fd < 0) {
-        snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(errno));
+        snprintf(why, nwhy, "cannot write '%s': %s", part, errno == EEXIST || errno == ENXIO ? "it exists and is not a "
+                 "regular file" : strerror(errno));
         return ATTEMPT_FATAL;
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     CURL *c = curl_easy_init();
     CHECK(c != NULL, "curl_easy_init");
     char errbuf[CURL_ERROR_SIZE] = "";
@@ -263,7 +299,7 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
             return st;
         }
         if (a == ATTEMPT_RESTART && restarts++ < 2) {   /* does not count as a retry */
-            unlink(part);
+            remove_part(part);
             attempt--;
             continue;
         }
@@ -282,7 +318,7 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
     }
     long kept = file_size(part);
     if (kept == 0 || a_last == ATTEMPT_FATAL) {   /* nothing to resume from: no debris */
-        unlink(part);
+        remove_part(part);
         kept = 0;
     }
     if (o->has_fallback)   /* used by design when offline or upstream is down: no `error:` */
