@@ -88,11 +88,12 @@ static long file_size(const char *path)
     return stat(path, &st) == 0 ? (long)st.st_size : 0;
 }
 
-/* Remove our .part: only a regular file (a FIFO or a link planted there is not ours to delete). */
+/* Remove our .part: a regular file, or a link planted there (unlinking a link never touches what it
+ * points to); a FIFO, a device, a socket or a folder there is not ours and stays. */
 static void remove_part(const char *part)
 {
     struct stat st;
-    if (lstat(part, &st) == 0 && S_ISREG(st.st_mode)) unlink(part);
+    if (lstat(part, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) unlink(part);
 }
 
 static enum attempt classify(CURLcode rc, long http, char *why, size_t n, const char *errbuf)
