@@ -191,10 +191,10 @@ build/bench/allreduce_bench: scripts/bench/allreduce_bench.cc build/rel/libtipc.
 FUZZ_SECONDS ?= 600
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB_SRCS := runner/config.c runner/plan.c runner/plan_step6.c runner/plan_full.c runner/plan_clas.c \
-                 runner/plan_det.c runner/plan_seg.c runner/dialect.c runner/cmdline.c \
-                 runner/rdzv_store.c runner/launch_opts.c runner/launch.c runner/launch_secret.c runner/launch_sched.c runner/cluster_env.c \
-                 engine/io/recipe.c core/check.c core/parse.c core/regfile.c core/options.c tests/fuzz/cmd_stub.c
+FUZZ_LIB_SRCS := runner/plan/config.c runner/plan/plan.c runner/plan/builder.c runner/plan/step6.c runner/plan/full.c runner/plan/clas.c \
+                 runner/plan/det.c runner/plan/seg.c runner/plan/dialect.c runner/plan/cmdline.c \
+                 runner/launch/rdzv_store.c runner/launch/flags.c runner/launch/node.c runner/launch/hosts.c runner/launch/secret.c runner/launch/sched.c runner/launch/cluster_env.c \
+                 engine/io/recipe.c core/check.c core/parse.c core/regfile.c core/options.c
 FUZZ_LIBS := $(shell pkg-config --libs libcrypto yaml-0.1 2>/dev/null) -lpthread -lm
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(dir $@)

@@ -1,5 +1,5 @@
 /* kv.h: the client of the job's key-value store over HTTP (every launcher and every rank; the
- * server, node 0's launcher, is runner/rendezvous.h).
+ * server, node 0's launcher, is runner/launch/rdzv_server.h).
  *
  * Protocol (design.md section 3, docs/distributed.md):
  *   PUT /kv/JOB/KEY[?create=1]   body = value; 200, or 412 when create=1 and KEY exists

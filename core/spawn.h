@@ -1,6 +1,6 @@
 /* spawn.h: start a child process and see it through, the one fork/exec path of tipc (after git's
- * run-command.h). Used by the stage runner (runner/proc.c: one stage at a time, with a timeout, the
- * terminal and a sweep of what it leaves behind) and by the launcher (runner/launch_run.c: one process per
+ * run-command.h). Used by the stage runner (runner/run/proc.c: one stage at a time, with a timeout, the
+ * terminal and a sweep of what it leaves behind) and by the launcher (runner/launch/agent.c: one process per
  * rank in one group, output to a pipe). Never a shell: argv goes to execvp/execve as given.
  *
  * Lifecycle: fill a `struct spawn` (zero it first: SPAWN_INIT), spawn_start(), then either

@@ -35,8 +35,8 @@ struct fetch_opts {
 
 /* The defaults above. The environment (TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME,
  * TIPC_LOW_SPEED_LIMIT, TIPC_DOWNLOAD_TIMEOUT, TIPC_MIN_RATE, TIPC_RETRIES, TIPC_BACKOFF_MS,
- * TIPC_MAX_DOWNLOAD) is read by the commands' option tables (runner/prepare_settings.h): a bad value
- * is a usage error there. */
+ * TIPC_MAX_DOWNLOAD) is read by the commands' option tables (runner/cmd/prepare_settings.h): a bad
+ * value is a usage error there. */
 void fetch_opts_default(struct fetch_opts *o);
 
 /* Fetch url into dest, verified against sha256 (64 hex chars, required). *downloaded (may be

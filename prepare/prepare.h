@@ -24,7 +24,7 @@ struct prepare_opts {
 
 /* Defaults: online, the manifest found by prepare_find_manifest, fetch_opts_default(). The
  * environment (TIPC_OFFLINE, TIPC_MANIFEST, the download knobs) is read by the commands' option
- * tables (runner/prepare_settings.h), not here. */
+ * tables (runner/cmd/prepare_settings.h), not here. */
 void prepare_opts_default(struct prepare_opts *o);
 
 /* The manifest to use for a config without --manifest / TIPC_MANIFEST: <config dir>/../datasets.yaml, else

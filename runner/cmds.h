@@ -1,10 +1,11 @@
-/* cmds.h: one entry point per subcommand (git-style cmd_<name>), each in runner/cmd_<name>.c,
- * and the command table (runner/commands.c) that main, `tipc help` and the launcher share.
+/* cmds.h: one entry point per subcommand (git-style cmd_<name>), each in runner/cmd/cmd_<name>.c,
+ * and the command table (runner/commands.c) that main, `tipc help` and `tipc launch` share.
  * argv[0] is the subcommand name. Each returns an enum tipc_status, which is the exit code.
  * Each parses its command line with core/options.h; `CMD --help` prints the usage generated
  * from its option table, and `tipc help CMD` runs `CMD --help`. */
 #ifndef TIPC_CMDS_H
 #define TIPC_CMDS_H
+#include <stdbool.h>
 
 int cmd_run(int argc, char **argv);
 int cmd_prepare(int argc, char **argv);
@@ -27,6 +28,8 @@ struct cmd {
 extern const struct cmd tipc_commands[];
 /* The command called `name` (or one of its aliases), or NULL. */
 const struct cmd *cmd_find(const char *name);
+/* Is `name` a tipc command (or an alias of one)? (for `tipc launch CMD`: run it as this binary) */
+bool cmd_exists(const char *name);
 /* Print "'NAME' is not a tipc command" with a did-you-mean hint; returns TIPC_EUSAGE. */
 int cmd_unknown(const char *name);
 /* The overview of `tipc help` (commands and exit codes). */

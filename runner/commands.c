@@ -37,6 +37,8 @@ const struct cmd *cmd_find(const char *name)
     return NULL;
 }
 
+bool cmd_exists(const char *name) { return cmd_find(name) != NULL; }
+
 int cmd_unknown(const char *name)
 {
     const char *names[sizeof tipc_commands / sizeof tipc_commands[0]];

@@ -4,7 +4,8 @@
 # exits 1 on any violation.
 #
 # Floors (docs/engine.md#layout): runner/ -> prepare/ -> engine/ -> core/; a floor includes only
-# the floors below it.
+# the floors below it. Inside runner/, its wings (docs/runner.md) likewise: check_runner_wings,
+# check_runner_circles.
 #
 # Adding a check: write a function check_NAME that prints 'FILE:LINE: what is wrong' for each
 # violation (use `hits`) and returns non-zero when it found one; append NAME to CHECKS at the end.
@@ -57,22 +58,22 @@ check_rng() {
 
 check_mkdir() {
     # One mkdir -p: mkdir_p() in core/fs.c; nothing else calls mkdir(2) (tests may, for fixtures;
-    # launch_secret.c makes one private 0700 directory, not a path).
+    # runner/launch/secret.c makes one private 0700 directory, not a path).
     hits "a direct mkdir() (use mkdir_p() from core/fs.h)" \
-        '(^|[^_[:alnum:]])mkdir[[:space:]]*\(' engine runner prepare core --exclude=fs.c --exclude=launch_secret.c
+        '(^|[^_[:alnum:]])mkdir[[:space:]]*\(' engine runner prepare core --exclude=fs.c --exclude=secret.c
 }
 
 check_parser() {
     # One option parser, core/options.c (a declarative table per command). Elsewhere: no argv word
     # compared with an option name by hand (strcmp/strncmp/strcasecmp against a "-x" or "--name"
     # literal), no getopt, no option word recognised by hand (argv[i][0] == '-'), and no second
-    # list of the command names (runner/commands.c's table is the one; the launcher asks it).
-    # Not tipc's own command line, so not checked: runner/plan*.c reads the flags of the commands a
+    # list of the command names (runner/commands.c's table is the one; `tipc launch` asks it).
+    # Not tipc's own command line, so not checked: runner/plan/ reads the flags of the commands a
     # TIPC config runs (Paddle's scripts, `-c`, `--img-path`).
     local rc=0
     hits "an option compared by hand (put it in the command's struct opt table, core/options.h)" \
         'str(n)?(case)?cmp[[:space:]]*\([^;]*"--?[A-Za-z]' engine runner prepare core --exclude=options.c \
-        --exclude='plan*.c' || rc=1
+        --exclude-dir=plan || rc=1
     hits "getopt (use core/options.h)" '(^|[^_[:alnum:]])getopt(_long)?[[:space:]]*\(' engine runner prepare core || rc=1
     hits "an option word recognised by hand (use core/options.h)" \
         "argv\[[^]]*\]\[0\][[:space:]]*[!=]=[[:space:]]*'-'" engine runner prepare core --exclude=options.c || rc=1
@@ -136,7 +137,7 @@ check_file_size() {
 # backward followed by an update. (Op-level tests call single ops, not net_backward.)
 check_one_train_step() {
     local rc=0 f
-    for f in engine/model/trainer.c runner/cmd_bench.c tests/unit/test_model.c; do
+    for f in engine/model/trainer.c runner/cmd/cmd_bench.c tests/unit/test_model.c; do
         grep -q 'net_train_step(' "$f" || { echo "$f: does not call net_train_step   <- one named step"; rc=1; }
     done
     local out
@@ -150,7 +151,7 @@ check_one_train_step() {
 }
 
 # The environment is read once, by the commands' option tables (core/options.c's env column; env-only
-# rows such as runner/engine_settings.h and prepare_settings.h) and the runner's command code, never
+# rows such as runner/cmd/engine_settings.h and prepare_settings.h) and the runner's command code, never
 # deep in a module. Below runner/ only the launcher -> rank contract may read it, as torch's env://
 # init does: comm.c (RANK, WORLD_SIZE, MASTER_ADDR/PORT, TIPC_JOB_ID/TOKEN, TIPC_NODE_IP, topology),
 # backend.c (the process's CUDA device: TIPC_DEVICE, FLAGS_selected_gpus, LOCAL_RANK) and
@@ -161,7 +162,84 @@ check_env() {
         --exclude=options.c --exclude=comm.c --exclude=backend.c --exclude=backend_cpu.c
 }
 
-CHECKS=(floors clock rng mkdir parser backend_boundary paired_ops file_size one_train_step env)
+# runner/'s wings (docs/runner.md), top to bottom: the front door (runner/main.c, commands.c, cmds.h),
+# cmd/, then run/ and bench/, then launch/ and report/, then plan/. A wing includes only wings below
+# it (siblings neither), never another wing's internal.h, and only the front door includes cmds.h.
+RUNNER_WINGS="cmd:5 run:4 bench:4 launch:3 report:3 plan:2"
+wing_rank() {
+    local w
+    for w in $RUNNER_WINGS; do [ "${w%%:*}" = "$1" ] && { echo "${w#*:}"; return; }; done
+    echo 6   # runner/ itself: the front door
+}
+check_runner_wings() {
+    local out f line inc target from to
+    out=$(grep -rnE --include='*.c' --include='*.h' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' runner 2>/dev/null |
+        while IFS= read -r line; do
+            f=${line%%:*}
+            rest=${line#*:}
+            loc=$f:${rest%%:*}
+            inc=$(sed -E 's/^[^"]*"([^"]*)".*/\1/' <<<"${line#*:*:}")
+            target=$(realpath -m --relative-to=. "$(dirname "$f")/$inc")
+            case $target in runner/*) ;; *) continue ;; esac
+            from=${f#runner/}; from=${from%%/*}; [ "$from" = "${f#runner/}" ] && from=.
+            to=${target#runner/}; to=${to%%/*}; [ "$to" = "${target#runner/}" ] && to=.
+            if [ "$target" = runner/cmds.h ]; then
+                case $f in runner/main.c | runner/commands.c | runner/cmd/*) ;;
+                *) echo "$loc: cmds.h outside the front door (runner/main.c, commands.c, cmd/)   <- hand the answer down" ;; esac
+                continue
+            fi
+            [ "$from" = "$to" ] && continue
+            if [ "${target##*/}" = internal.h ]; then
+                echo "$loc: includes another wing's internal header ($target)   <- use its public header"
+            elif [ "$(wing_rank "$to")" -ge "$(wing_rank "$from")" ]; then
+                echo "$loc: includes $target, up or across runner/'s wings ($from -> $to)   <- wings include only wings below them: $RUNNER_WINGS"
+            fi
+        done)
+    [ -z "$out" ] && return 0
+    printf '%s\n' "$out"
+    return 1
+}
+
+# No circle between runner/ files, inside a wing or across: read from the objects (nm: which file
+# uses a symbol which other file defines), so it sees calls through a shared header too. Needs a
+# build (LAYOUT_OBJDIR, default build/san); without one it says so and checks nothing.
+runner_objects() {   # "OBJECT SOURCE" of each runner/ object whose source still exists (no leftovers)
+    local o src
+    find "$1/runner" -name '*.o' 2>/dev/null | sort | while read -r o; do
+        src=${o#"$1"/}; src=${src%.o}.c
+        [ -f "$src" ] && echo "$o $src"
+    done
+}
+runner_edges() {   # "USER DEFINER" pairs of runner/ sources
+    runner_objects "$1" | while read -r o src; do
+        nm "$o" 2>/dev/null | awk -v f="$src" 'NF == 3 && $2 ~ /^[TDBRC]$/ { print "D", $3, f }
+                                                 NF == 2 && $1 == "U" { print "U", $2, f }'
+    done | awk '$1 == "D" { def[$2] = $3; next } { use[++n] = $2; user[n] = $3 }
+        END { for (i = 1; i <= n; i++) { g = def[use[i]]; if (g != "" && g != user[i]) print user[i], g } }' | sort -u
+}
+check_runner_circles() {
+    local objdir=${LAYOUT_OBJDIR:-build/san} out
+    if [ -z "$(runner_objects "$objdir" | head -1)" ]; then
+        echo "layout: no objects under $objdir/runner/ (build first): the circle check did not run" >&2
+        return 0
+    fi
+    # The command table lists every command (commands.c -> cmd/cmd_*) and a command may ask the
+    # table (cmd_launch.c -> cmd_exists), as git's builtin/ and git.c: that pair is no circle.
+    out=$(runner_edges "$objdir" | awk '!($1 == "runner/commands.c" && $2 ~ /^runner\/cmd\/cmd_/)' | awk '
+        { from[NR] = $1; to[NR] = $2; e[NR]; outd[$1]++; ind[$2]++; node[$1]; node[$2] }
+        END {   # peel the files no circle passes through (none calls them, or they call none)
+            do { changed = 0
+                 for (v in node) if (!outd[v] || !ind[v]) { delete node[v]; changed = 1
+                     for (i in e) if (to[i] == v || from[i] == v) { outd[from[i]]--; ind[to[i]]--; delete e[i] } }
+            } while (changed)
+            for (i in e) print from[i] ": uses " to[i] ", which leads back to it"
+        }' | sort)
+    [ -z "$out" ] && return 0
+    printf '%s\n' "$out" | sed 's|$|   <- a circle between runner/ files: move the shared piece below both|'
+    return 1
+}
+
+CHECKS=(floors runner_wings runner_circles clock rng mkdir parser backend_boundary paired_ops file_size one_train_step env)
 
 bad=0
 for c in "${CHECKS[@]}"; do

@@ -17,7 +17,7 @@ PKGS=(
   libmicrohttpd-dev                         # rendezvous KV server
   libssl-dev                                # libcrypto: job secrets (RAND_bytes, HMAC, CRYPTO_memcmp)
   libgloo-dev                               # CPU collectives
-  libxml2-dev                               # runner/report_junit.c, report_html.c: JUnit and HTML reports
+  libxml2-dev                               # runner/report/junit.c, report/html.c: JUnit and HTML reports
   libjansson-dev                            # engine/io/metrics.c: the metrics file (JSON lines)
   libxml2-utils                             # tests: xmllint validates the JUnit report against its schema
   python3                                   # tests: local http.server

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../runner/config.h"
-#include "../../runner/plan.h"
+#include "../../runner/plan/config.h"
+#include "../../runner/plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

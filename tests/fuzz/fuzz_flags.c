@@ -1,6 +1,6 @@
 /* fuzz_flags.c: libFuzzer harness for the command-line parser (core/options.c, a table with every
  * option type, ranges, an environment-only entry and positionals, as the subcommands use it) and
- * `tipc launch`'s table (runner/launch_opts.c). The input is split on NUL bytes into argv words;
+ * `tipc launch`'s table (runner/launch/flags.c). The input is split on NUL bytes into argv words;
  * the first byte picks the table. Errors are fine; crashes, leaks and sanitizer reports are bugs.
  *   make fuzz FUZZ_SECONDS=600 */
 #include <stdbool.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../core/options.h"
-#include "../../runner/launch.h"
+#include "../../runner/launch/launch.h"
 
 static enum tipc_status fn_any(const struct opt *o, const char *v, void *dst)
 {
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     stdout = fopen("/dev/null", "w");   /* --help prints the usage */
     if (which) {
         struct launch_opts o;
-        launch_parse(&o, argc, argv);
+        launch_parse(&o, argc, argv, NULL);
         launch_opts_free(&o);
     } else {
         const char *s = NULL, *e = NULL;

@@ -1,4 +1,4 @@
-/* fuzz_rdzv.c: libFuzzer harness for the rendezvous store's request logic (runner/rdzv_store.c),
+/* fuzz_rdzv.c: libFuzzer harness for the rendezvous store's request logic (runner/launch/rdzv_store.c),
  * the code behind every HTTP request node 0's launcher serves, without sockets. The input is a
  * sequence of requests separated by "\n\n"; each is "M URL\nTOKEN\nWAIT\nCREATE\nBODY" where M is
  * G (GET), P (PUT) or anything else (another method); missing fields are absent (NULL). One fresh
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runner/rdzv_store.h"
+#include "../../runner/launch/rdzv_store.h"
 
 static char *field(char **p, char *end)
 {

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "../../engine/dist/comm.h"
-#include "../../runner/rendezvous.h"
+#include "../../runner/launch/rdzv_server.h"
 #include "../../core/time.h"
 
 /* the including test's scenarios: run one as a rank, return its exit code */

@@ -1,10 +1,10 @@
-/* test_cluster_env.c: the scheduler environments (runner/cluster_env.c): Slurm hostlists expanded
+/* test_cluster_env.c: the scheduler environments (runner/launch/cluster_env.c): Slurm hostlists expanded
  * as Slurm does (ranges, zero padding, several bracket groups, commas inside brackets), and each
  * scheduler's variables mapped to node count, node index, node list and master, with the variable
  * each came from; malformed or contradictory values are errors naming the variable. */
 #include "testutil.h"
 
-#include "../../runner/cluster_env.h"
+#include "../../runner/launch/cluster_env.h"
 
 static const char *const VARS[] = {
     "SLURM_JOB_NODELIST", "SLURM_NODELIST", "SLURM_STEP_NODELIST", "SLURM_NNODES", "SLURM_JOB_NUM_NODES",

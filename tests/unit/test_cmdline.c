@@ -1,7 +1,7 @@
-/* test_cmdline.c: runner/cmdline.c splits command strings like the shell would after `eval`,
+/* test_cmdline.c: runner/plan/cmdline.c splits command strings like the shell would after `eval`,
  * applies only the redirections the original uses, and refuses other shell syntax. */
 #include "testutil.h"
-#include "../../runner/cmdline.h"
+#include "../../runner/plan/cmdline.h"
 
 static void parse_ok(const char *s, struct cmdline *c)
 {

@@ -1,8 +1,8 @@
-/* test_config.c: runner/config.c reads TIPC files the way the original harness does:
+/* test_config.c: runner/plan/config.c reads TIPC files the way the original harness does:
  * entries = non-empty lines among the first N, key/value split on the first ':', file:line kept,
  * and every bad file gives one `file:line: message` and TIPC_EUSAGE. */
 #include "testutil.h"
-#include "../../runner/config.h"
+#include "../../runner/plan/config.h"
 
 /* A 32-line Step6 body with `n` lines; line 13 is `trainer:norm_train`. */
 static char *step6_text(int n, const char *extra_at_end)

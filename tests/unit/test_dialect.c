@@ -1,4 +1,4 @@
-/* test_dialect.c: runner/dialect.c picks the repo's harness from the folders around a config
+/* test_dialect.c: runner/plan/dialect.c picks the repo's harness from the folders around a config
  * (markers, template path, the harness file's own text, --dialect), and the PaddleClas dialect
  * builds its harness's plan: train-only configs, train status from train.log, inference in deploy/.
  * Whole command lists are checked against the real harness in tests/e2e/test_run_dialects.sh. */
@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "testutil.h"
-#include "../../runner/config.h"
-#include "../../runner/dialect.h"
-#include "../../runner/plan.h"
+#include "../../runner/plan/config.h"
+#include "../../runner/plan/dialect.h"
+#include "../../runner/plan/plan.h"
 
 #define CLAS "tests/fixtures/golden/dialects/clas/"
 

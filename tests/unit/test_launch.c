@@ -1,10 +1,11 @@
-/* test_launch.c: `tipc launch` option parsing and node/master resolution (runner/launch.c):
+/* test_launch.c: `tipc launch` option parsing and node/master resolution (runner/launch/node.c):
  * Paddle's and torchrun's spellings, the precedence of flags and scheduler env (OpenPAI, Slurm,
  * torchrun), address matching against --ips, and the errors for every ambiguous case. The running
  * part is covered by tests/e2e/test_launch_*.sh with real processes. */
 #include "testutil.h"
 
-#include "../../runner/launch.h"
+#include "../../runner/cmds.h"     /* defines: cmd_exists (what cmd_launch.c passes) */
+#include "../../runner/launch/launch.h"
 
 static const char *const ENVS[] = {"POD_IP", "PAI_TASK_INDEX", "PAI_HOST_IP_worker_0", "SLURM_NODEID",
                                    "SLURM_PROCID", "NODE_RANK", "MASTER_ADDR", "MASTER_PORT", "TIPC_MASTER",
@@ -17,7 +18,7 @@ static int clear_env(void **s)
 {
     (void)s;
     for (int i = 0; ENVS[i]; i++) unsetenv(ENVS[i]);
-    setenv("TIPC_JOB_TOKEN", "unit-test-secret-0123456789", 1);   /* several hosts need a secret (launch_secret.c) */
+    setenv("TIPC_JOB_TOKEN", "unit-test-secret-0123456789", 1);   /* several hosts need a secret (launch/secret.c) */
     return 0;
 }
 
@@ -28,7 +29,7 @@ static enum tipc_status run(struct launch_opts *o, char **err, const char **argv
     while (argv[argc]) argc++;
     struct capture cap;
     capture_stderr_begin(&cap);
-    enum tipc_status st = launch_parse(o, argc, (char **)argv);
+    enum tipc_status st = launch_parse(o, argc, (char **)argv, cmd_exists);
     if (!st) st = launch_resolve(o);
     char *e = capture_stderr_end(&cap);
     if (err) *err = e;
@@ -219,7 +220,7 @@ static void test_scheduler_disagrees(void **s)
 }
 
 /* torchrun's and Paddle's other flags: accepted; those not used say so (--max_restarts is used:
- * launch_round.c, tests/e2e/test_launch_restart.sh). */
+ * launch/round.c, tests/e2e/test_launch_restart.sh). */
 static void test_more_flags(void **s)
 {
     (void)s;

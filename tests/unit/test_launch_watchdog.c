@@ -1,9 +1,9 @@
-/* test_launch_watchdog.c: node 0's verdict on the job's heartbeats (runner/launch_watchdog.c), on
+/* test_launch_watchdog.c: node 0's verdict on the job's heartbeats (runner/launch/watchdog.c), on
  * made-up alive/N values: a silent rank, a rank that has not reached the collective the others wait
  * in, every rank in the same collective, and a healthy job (no verdict). */
 #include "testutil.h"
 
-#include "../../runner/launch_int.h"
+#include "../../runner/launch/internal.h"
 
 static struct launch_opts opts(int nnodes, int nproc)
 {

@@ -1,11 +1,11 @@
-/* test_plan.c: runner/plan.c builds, for every mode, exactly the commands the original harnesses
+/* test_plan.c: runner/plan/plan.c builds, for every mode, exactly the commands the original harnesses
  * build. The reference is tests/fixtures/golden/ (made by running the unmodified Step6 and
  * PaddleOCR scripts with a stub python; scripts/golden/make-golden.sh): 14 real configs x 5 modes.
  * Plus: the CUDA_VISIBLE_DEVICES each stage gets, our python:tipc mapping, and bad input. */
 #include <dirent.h>
 #include "testutil.h"
-#include "../../runner/config.h"
-#include "../../runner/plan.h"
+#include "../../runner/plan/config.h"
+#include "../../runner/plan/plan.h"
 
 #define GOLDEN "tests/fixtures/golden"
 

@@ -1,7 +1,7 @@
-/* test_proc.c: runner/proc.c runs real child processes with fork/execvp: exit codes as the shell
+/* test_proc.c: runner/run/proc.c runs real child processes with fork/execvp: exit codes as the shell
  * reports them, redirections applied by us, environment edits, `tipc` mapped to our binary. */
 #include "testutil.h"
-#include "../../runner/proc.h"
+#include "../../runner/run/proc.h"
 #include "../../core/spawn.h"
 
 static char tmpdir[256];

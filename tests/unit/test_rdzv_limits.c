@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../../core/time.h"
-#include "../../runner/rendezvous.h"
+#include "../../runner/launch/rdzv_server.h"
 
 /* TCP connection to 127.0.0.1:port from source address src (NULL: any); -1 on failure. */
 static int connect_from(const char *src, int port)

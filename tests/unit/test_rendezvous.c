@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "../../runner/rendezvous.h"
+#include "../../runner/launch/rdzv_server.h"
 #include "../../core/time.h"
 
 static struct rdzv_server *start(void)

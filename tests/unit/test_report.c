@@ -1,7 +1,7 @@
-/* test_report.c: runner/report.c: the original's status line (its framing, green/red on a
+/* test_report.c: runner/report/report.c: the original's status line (its framing, green/red on a
  * terminal, plain otherwise and in the log), appended log, summary, JUnit names and escaping. */
 #include "testutil.h"
-#include "../../runner/report.h"
+#include "../../runner/report/report.h"
 
 static char *capture_stdout(void (*fn)(void *), void *arg)
 {

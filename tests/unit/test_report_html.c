@@ -1,4 +1,4 @@
-/* test_report_html.c: runner/report_html.c: the HTML report is well-formed (an XML parser reads
+/* test_report_html.c: runner/report/html.c: the HTML report is well-formed (an XML parser reads
  * it back) whatever bytes the model name, config path, reasons and metrics hold; it has a loss
  * polyline per rank, the eval dots, the timeline, the verdict; a metrics line cut by a crash is
  * skipped, not fatal. */
@@ -7,8 +7,7 @@
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
-#include "../../runner/report.h"
-#include "../../runner/report_html.h"
+#include "../../runner/report/report.h"
 
 static char dir[256];
 

@@ -1,10 +1,10 @@
-/* test_xml_text.c: runner/xml_text.c: any bytes become XML 1.0 text: invalid UTF-8 -> U+FFFD,
+/* test_xml_text.c: runner/report/xml.c: any bytes become XML 1.0 text: invalid UTF-8 -> U+FFFD,
  * forbidden controls -> visible \xNN, colour sequences dropped, a cut never splits a character;
  * random bytes always give a string libxml2 parses back. */
 #include "testutil.h"
 #include <libxml/parser.h>
 #include <libxml/xmlwriter.h>
-#include "../../runner/xml_text.h"
+#include "../../runner/report/xml.h"
 
 #define FFFD "\xEF\xBF\xBD"
 

@@ -1,0 +1,45 @@
+/* rdzv_server.h: the job's key-value store over HTTP, server side (node 0's launcher).
+ * The client (every launcher and every rank) is core/kv.h.
+ *
+ * Protocol (design.md section 3, docs/distributed.md):
+ *   PUT /kv/JOB/KEY[?create=1]   body = value; 200, or 412 when create=1 and KEY exists
+ *   GET /kv/JOB/KEY[?wait=MS]    200 + value, or 404 after waiting up to MS ms for KEY to appear
+ * Every request carries the header `X-Tipc-Token: TOKEN`; a wrong or missing token is answered 403,
+ * an unknown JOB 404 with a body saying so. Values are opaque bytes; limits in rdzv_store.h.
+ *
+ * It is not a general database: one job per server, values live in memory until the server stops.
+ * Keys the launcher and comm use: node/N (a node's view of the job), alive/N (heartbeat),
+ * done/N, fail (first failure notice, created once), gloo/... (Gloo's rendezvous store). */
+#ifndef TIPC_RENDEZVOUS_H
+#define TIPC_RENDEZVOUS_H
+
+#include "../../core/kv.h"   /* the protocol constants and the client */
+#include "rdzv_store.h"
+
+#define RDZV_IDLE_TIMEOUT_S 10        /* an idle or stalled connection is closed after this */
+#define RDZV_DEFAULT_CLIENTS 64       /* connections one client address may hold */
+#define RDZV_SPARE_CONNECTIONS 256    /* overall limit = per-address limit + this */
+
+/* ---- server ---------------------------------------------------------------------------------- */
+struct rdzv_server;
+
+/* Listen on bind_ip:port (port 0 picks a free port; bind_ip NULL = all addresses) and serve the
+ * store of job `job` guarded by `token`. Errors (TIPC_EDIST) say which address and what to do,
+ * e.g. "port 6170 in use" with a hint. *S is owned by the caller: rdzv_server_stop().
+ * Connections: at most `clients` per client address (0: RDZV_DEFAULT_CLIENTS; the launcher passes
+ * what its job needs when every node shares one address), that plus RDZV_SPARE_CONNECTIONS in all;
+ * idle or stalled ones are closed after RDZV_IDLE_TIMEOUT_S. The token is checked as soon as the
+ * headers are in, before any body is read; a refused connection is closed. */
+enum tipc_status rdzv_server_start_for(struct rdzv_server **S, const char *bind_ip, int port,
+                                       const char *job, const char *token, int clients);
+enum tipc_status rdzv_server_start(struct rdzv_server **S, const char *bind_ip, int port,
+                                   const char *job, const char *token);
+int rdzv_server_port(const struct rdzv_server *S);
+/* Seconds since KEY was last written, or -1 if it never was (used for heartbeats). */
+double rdzv_server_key_age(struct rdzv_server *S, const char *key);
+/* Copy of KEY's value (malloc'ed) or NULL. */
+char *rdzv_server_get_copy(struct rdzv_server *S, const char *key);
+/* Wake every waiting GET, stop serving, free. Accepts NULL. */
+void rdzv_server_stop(struct rdzv_server *S);
+
+#endif

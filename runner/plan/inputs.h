@@ -1,0 +1,16 @@
+/* inputs.h: the files a `python:tipc` config's commands read (the recipe after `-c`, the image
+ * after `--img-path`), resolved relative to the config and checked before anything runs. */
+#ifndef TIPC_PLAN_INPUTS_H
+#define TIPC_PLAN_INPUTS_H
+
+#include "plan.h"
+
+/* For our own configs (p->ours): each relative input path is looked up in the config's folder and
+ * every folder above it, nearest first (so `configs/m/x.yaml` in `ROOT/configs/m/t.txt` is
+ * ROOT/configs/m/x.yaml, wherever tipc runs: an installed share/tipc, a checkout); where that folder
+ * is not the working directory the command gets the absolute path. A path found nowhere is an
+ * error with the config line (TIPC_EUSAGE), after checking all of them. Paddle configs are left as
+ * the original harness runs them (relative to the working directory, the repository root). */
+enum tipc_status plan_resolve_inputs(struct plan *p, const char *config_path);
+
+#endif

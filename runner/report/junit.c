@@ -1,0 +1,102 @@
+/* junit.c: JUnit XML with libxml2's xmlTextWriter, in the shape Jenkins (xunit's
+ * junit-10.xsd) and GitLab read: testsuites > testsuite(name tests failures errors skipped time
+ * timestamp hostname) > properties + testcase(name classname time) > failure | skipped, system-out.
+ * Every string goes through xml_text_clean first, so any bytes in a log give a well-formed file. */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xml.h"
+#include "../../core/check.h"
+#include "../../core/banned.h"
+
+#define LOG_TAIL_BYTES 8192 /* of a failing stage's log, in its <failure> body */
+
+static void property(struct xw *j, const char *name, const char *value)
+{
+    xw_start(j, "property");
+    xw_attr(j, "name", name);
+    xw_attr(j, "value", value);
+    xw_end(j);
+}
+
+static void write_case(struct xw *j, const struct report *r, const struct report_case *c)
+{
+    char *name = report_case_name(r, c), *classname = xasprintf("%s.%s.%s", r->model, r->mode, c->kind);
+    xw_start(j, "testcase");
+    xw_attr(j, "name", name);
+    xw_attr(j, "classname", classname);
+    xw_attrf(j, "time", "%.3f", c->seconds);
+    if (c->outcome == CASE_FAILED) {
+        xw_start(j, "failure");
+        xw_attr(j, "message", c->reason);
+        char type[32];
+        snprintf(type, sizeof type, "exit %d", c->status);
+        xw_attr(j, "type", type);
+        bool cut = false;
+        char *tail = xml_text_file_tail(c->log_path, LOG_TAIL_BYTES, &cut);
+        const char *what = !tail ? "(no log" : !*tail ? "(empty log " : cut ? "(last lines of " : "(";
+        char *head = xasprintf("%s\n%s%s)\n", c->reason, what, tail ? c->log_path : "");
+        xw_text(j, head);
+        if (tail) xw_text(j, tail);
+        free(head);
+        free(tail);
+        xw_end(j);
+    } else if (c->outcome == CASE_SKIPPED) {
+        xw_start(j, "skipped");
+        xw_attr(j, "message", c->reason);
+        xw_end(j);
+    }
+    char *out = xasprintf("command: %s\nconfig: %s:%d\nlog: %s\nexit status: %d\n", c->cmd, r->config, c->line,
+                          c->log_path ? c->log_path : "-", c->status);
+    xw_start(j, "system-out");
+    xw_text(j, out);
+    xw_end(j);
+    xw_end(j);
+    free(out);
+    free(name);
+    free(classname);
+}
+
+enum tipc_status report_junit(const struct report *r, const char *path)
+{
+    struct xw j;
+    TRY(xw_open(&j, path, "JUnit report"));
+    double total = 0;
+    for (int i = 0; i < r->n; i++) total += r->c[i].seconds;
+    char ts[32], tests[16], failures[16], skipped[16];
+    time_t t0 = (time_t)r->started;
+    struct tm tm;
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", gmtime_r(&t0, &tm)); /* UTC, the form Ant writes */
+    snprintf(tests, sizeof tests, "%d", r->n);
+    snprintf(failures, sizeof failures, "%d", report_count(r, CASE_FAILED));
+    snprintf(skipped, sizeof skipped, "%d", report_count(r, CASE_SKIPPED));
+    char *suite = xasprintf("%s.%s", r->model, r->mode);
+
+    xw_declaration(&j);
+    xw_start(&j, "testsuites");
+    xw_attr(&j, "name", "tipc");
+    xw_attr(&j, "tests", tests);
+    xw_attr(&j, "failures", failures);
+    xw_attr(&j, "errors", "0");
+    xw_attrf(&j, "time", "%.3f", total);
+    xw_start(&j, "testsuite");
+    xw_attr(&j, "name", suite);
+    xw_attr(&j, "tests", tests);
+    xw_attr(&j, "failures", failures);
+    xw_attr(&j, "errors", "0");
+    xw_attr(&j, "skipped", skipped);
+    xw_attrf(&j, "time", "%.3f", total);
+    xw_attr(&j, "timestamp", ts);
+    xw_attr(&j, "hostname", r->hostname);
+    xw_start(&j, "properties");
+    property(&j, "config", r->config);
+    property(&j, "model", r->model);
+    property(&j, "mode", r->mode);
+    xw_end(&j);
+    for (int i = 0; i < r->n; i++) write_case(&j, r, &r->c[i]);
+    free(suite);
+    return xw_save(&j);
+}

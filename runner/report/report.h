@@ -1,0 +1,90 @@
+/* report.h: what `tipc run` tells the world.
+ *  - stdout: the original's status lines (also appended to results_python.log) and, at the end,
+ *    `N passed, N failed, N skipped`;
+ *  - stderr: `[k/N] kind name` as each stage starts, and the end-of-run table (stage, status,
+ *    seconds, log, reason);
+ *  - files: JUnit XML (junit.c) and the HTML report (html.c).
+ * Colour (pass green, fail red) only on a terminal, never with NO_COLOR set. */
+#ifndef TIPC_REPORT_H
+#define TIPC_REPORT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "../../core/status.h"
+
+enum case_outcome { CASE_PASSED, CASE_FAILED, CASE_SKIPPED };
+
+struct report_case {
+    char *kind;       /* train / eval / export / infer */
+    char *matrix;     /* loop values: "norm_train gpus=0 autocast=False" (may be "") */
+    char *cmd;        /* exact command string */
+    char *log_path;   /* the stage's log (its own redirection, or the copy tipc kept); NULL if none */
+    char *reason;     /* why it failed or was skipped ("exit status 4", "train[...] failed"); NULL when passed */
+    enum case_outcome outcome;
+    int status;       /* exit status as the shell reports it (0 = passed; skipped: -1) */
+    double started;   /* wall clock, seconds since the epoch */
+    double seconds;
+    int line;         /* config line */
+};
+
+struct report {
+    char *model, *mode, *config;
+    char *status_log;         /* results_python.log path */
+    bool color;               /* colour on stdout (a terminal, NO_COLOR unset) */
+    bool color_err;           /* colour on stderr */
+    double started;           /* wall clock at report_init */
+    char hostname[256];
+    struct report_case *c;
+    int n;
+    size_t cap;
+};
+
+/* Start a report; `status_log` is appended to, never truncated (as the original's `tee -a`). */
+void report_init(struct report *r, const char *config, const char *model, const char *mode, const char *status_log);
+void report_free(struct report *r);
+
+/* True when colour may be written to fd: a terminal, and NO_COLOR unset or empty (no-color.org). */
+bool report_use_color(int fd);
+
+/* The short, stable test name: MODEL.MODE.kind[matrix] (no paths, same in every output dir). */
+char *report_case_name(const struct report *r, const struct report_case *c);
+
+/* `[k/N] kind matrix` on stderr as a stage starts. */
+void report_begin(const struct report *r, int k, int total, const char *kind, const char *matrix);
+
+/* One finished command. Prints the status line as Step6's status_check does:
+ * `Run successfully with command - MODEL - CMD!` (or `Run failed ...`), green or red on a
+ * terminal, and appends it, plain, to the results log. `reason` (may be NULL) says why it
+ * failed; by default "exit status N" / "killed by signal N". Returns TIPC_EIO if the log cannot
+ * be written. */
+enum tipc_status report_stage(struct report *r, const char *kind, const char *matrix, const char *cmd,
+                              const char *log_path, int status, const char *reason, double started,
+                              double seconds, int line);
+/* A stage that did not run because one it depends on failed: no status line (it did not run), a
+ * `[k/N] ... skipped: reason` line on stderr. */
+void report_skip(struct report *r, int k, int total, const char *kind, const char *matrix, const char *cmd,
+                 const char *reason, int line);
+
+/* Format one status line (without colour or newline) into a malloc'ed string. */
+char *report_status_line(const char *model, const char *cmd, bool ok);
+
+int report_count(const struct report *r, enum case_outcome o);
+int report_failed(const struct report *r);
+/* The end-of-run table (to `table`, usually stderr), then `N passed, N failed, N skipped` to `out`. */
+void report_summary(const struct report *r, FILE *table, FILE *out);
+struct metrics;
+/* Append the run's environment ("run"), case i ("stage") or the counts ("summary") to the metrics
+ * file (engine/io/metrics.h). Strings are cleaned to valid UTF-8 first. */
+enum tipc_status report_emit_run(const struct report *r, struct metrics *m);
+enum tipc_status report_emit_stage(const struct report *r, int i, struct metrics *m);
+enum tipc_status report_emit_summary(const struct report *r, struct metrics *m);
+
+/* Write JUnit XML atomically (temp file + rename); see junit.c. */
+enum tipc_status report_junit(const struct report *r, const char *path);
+/* The single-file HTML report of a run (OUTPUT/tipc/report.html), readable offline: the verdict,
+ * the stage table, a stage timeline, and for each training stage its loss, accuracy and throughput
+ * curves per rank as inline SVG (no script, no network). Built from the report and the run's
+ * metrics file (the stages append to it, so the file is the channel); see html.c. */
+enum tipc_status report_html(const struct report *r, const char *metrics_path, const char *path);
+
+#endif

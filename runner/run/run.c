@@ -1,0 +1,366 @@
+/* run.c: `tipc run` below its option table (run.h): read the config, build the plan, check it,
+ * then print it (--dry-run) or run its stages in order as the original harness does: a stage whose
+ * train/export failed is skipped, a failed stage does not stop the later ones; each gets a status
+ * line, a report case and a metrics event; the JUnit and HTML reports close the run. */
+#include "run.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cluster.h"           /* defines: run_check_cluster */
+#include "proc.h"              /* defines: proc_run, proc_signals_init */
+#include "steps.h"             /* defines: cwd_enter, status_from_file, subst_model, run_repo_prepare */
+#include "tee.h"               /* defines: tee_start, tee_finish */
+#include "../plan/config.h"    /* defines: cfg_load_opts */
+#include "../plan/dialect.h"   /* defines: dialect_choose */
+#include "../plan/inputs.h"    /* defines: plan_resolve_inputs */
+#include "../plan/plan.h"      /* defines: plan_build, struct stage */
+#include "../report/report.h"  /* defines: report_*, report_junit, report_html */
+#include "../../engine/io/metrics.h" /* defines: metrics_create, metrics_emit */
+#include "../../core/check.h"
+#include "../../core/fs.h"        /* defines: mkdir_p, self_exe_path, copy_file_to */
+#include "../../core/interrupt.h" /* defines: interrupted */
+#include "../../core/staged.h"
+#include "../../core/time.h"      /* defines: now_seconds */
+#include "../../prepare/prepare.h" /* defines: prepare_for_run */
+#include "../../core/banned.h"
+
+static void print_plan(const struct plan *p, const struct run_opts *a)
+{
+    printf("# tipc run %s %s (dry run): %d commands, %d-line layout, python:%s\n", a->config, a->mode,
+           plan_count_runs(p), (int)p->family, p->ours ? "tipc" : "(as in the config)");
+    printf("# dialect: %s (%s): %s\n", p->dialect->name, p->family == CFG_STEP6 ? "Step6's harness for 32-line configs"
+           : p->dialect->repo, p->dialect_why);
+    printf("# output: %s\n", p->log_dir);
+    if (a->prepare) printf("  0 prepare      bash test_tipc/prepare.sh %s %s\n", a->config, a->mode);
+    int k = 0;
+    for (int i = 0; i < p->n; i++) {
+        const struct stage *s = &p->st[i];
+        switch (s->kind) {
+        case STAGE_NOTE: printf("         echo: %s\n", s->cmd); continue;
+        case STAGE_LINKS: printf("         links: %s/inference.{pdmodel,pdiparams} -> model.* (if that folder exists)\n", s->cmd); continue;
+        case STAGE_COPY: printf("         copy: the files of %s into %s/ (if that folder exists)\n", s->cmd, s->append_to); continue;
+        case STAGE_APPEND: printf("         append: %s >> %s (if it exists)\n", s->cmd, s->append_to); continue;
+        case STAGE_TRAIN: case STAGE_EVAL: case STAGE_EXPORT: case STAGE_INFER: break;
+        }
+        char *shown = subst_model(s->cmd, p->seg_model ? p->seg_model : "");
+        printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, shown);
+        free(shown);
+        for (int c = 0; c < 2; c++)
+            if (s->cwd[c]) printf("               cd %s (skipped if missing)\n", s->cwd[c]);
+        if (s->status_file)
+            printf("               status: can %s be read (appended to %s)\n", s->status_file, s->append_to);
+        if (s->model_probe)
+            printf("               then: if %s/<weights> is missing, the weights become %s\n", s->model_probe,
+                   s->model_fallback);
+        if (s->cvd == CVD_SET) printf("               env CUDA_VISIBLE_DEVICES=%s\n", s->cvd_value);
+        else if (s->cvd == CVD_UNSET) printf("               env -u CUDA_VISIBLE_DEVICES\n");
+        if (s->ips) {
+            if (a->node_ip) printf("               this node: %s (POD_IP) in --ips=%s\n", a->node_ip, s->ips);
+            else printf("               this node: found by `tipc launch` among --ips=%s\n", s->ips);
+        }
+    }
+}
+
+/* What a stage gets besides its own command: our binary, CUDA_VISIBLE_DEVICES as the original
+ * leaves it, POD_IP, where to append metrics, its report name, how to draw progress. */
+struct stage_env {
+    const char *self, *pod_ip;
+    const char *metrics;   /* "TIPC_METRICS=PATH" */
+    const char *progress;  /* "TIPC_PROGRESS=bar" or "=lines" */
+    const char *config, *mode;
+    double timeout_s;         /* per stage, 0: none */
+    const char *timeout_text; /* as the user wrote it, for messages */
+};
+
+/* A multi-node stage's job id and fingerprint, the same on every node of this run and different
+ * for another config, mode or stage: SHA-256 of the config's bytes, the mode, the node list and the
+ * stage's index. Two runs that meet on one master port are then told apart (launch: exit 4 naming
+ * both) instead of merging. A TIPC_JOB_ID of the user's is kept. */
+static void job_env(const char *config, const char *mode, const struct stage *s, int index, char **id, char **fp)
+{
+    size_t n = 0;
+    char *bytes = NULL;
+    FILE *f = fopen(config, "rb");
+    if (f) {
+        bytes = xmalloc(1 << 20);
+        n = fread(bytes, 1, 1 << 20, f);
+        fclose(f);
+    }
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    char idx[16];
+    snprintf(idx, sizeof idx, "%d", index);
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) BUG("SHA-256 unavailable");
+    EVP_DigestUpdate(ctx, bytes ? bytes : "", n);
+    EVP_DigestUpdate(ctx, mode, strlen(mode) + 1);
+    EVP_DigestUpdate(ctx, s->ips, strlen(s->ips) + 1);
+    EVP_DigestUpdate(ctx, idx, strlen(idx));
+    EVP_DigestFinal_ex(ctx, md, &ml);
+    EVP_MD_CTX_free(ctx);
+    char h[33];
+    for (int i = 0; i < 16; i++) snprintf(h + 2 * i, 3, "%02x", md[i]);
+    const char *user = getenv("TIPC_JOB_ID");
+    *id = user && *user ? NULL : xasprintf("TIPC_JOB_ID=run-%.12s", h);
+    *fp = xasprintf("TIPC_JOB_FINGERPRINT=%s:%s", h, mode);
+    free(bytes);
+}
+
+/* *reason: why it failed when the exit status alone does not say (a timeout), else NULL. */
+static int run_stage(const struct stage *s, int index, const struct stage_env *se, const char *name,
+                     struct tee *tee, char **reason)
+{
+    const char *set[10] = {0}, *unset[2] = {0};
+    char *cvd = NULL, *logdir = NULL, *stage = xasprintf("TIPC_STAGE=%s", name), *id = NULL, *fp = NULL;
+    int ns = 0;
+    if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
+    else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
+    if (s->rank_log_dir) set[ns++] = logdir = xasprintf("TIPC_LOG_DIR=%s", s->rank_log_dir);   /* under --output */
+    if (se->pod_ip) set[ns++] = se->pod_ip;
+    set[ns++] = se->metrics;
+    set[ns++] = se->progress;
+    set[ns++] = stage;
+    /* its output now goes through a pipe: keep Python's training log live, as on a terminal */
+    if (tee && !getenv("PYTHONUNBUFFERED")) set[ns++] = "PYTHONUNBUFFERED=1";
+    if (s->ips) {
+        job_env(se->config, se->mode, s, index, &id, &fp);
+        if (id) set[ns++] = id;
+        set[ns++] = fp;
+    }
+    struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1,
+                           se->timeout_s};
+    struct proc_result res;
+    int status = proc_run(&s->cl, &env, &res);
+    free(cvd), free(id), free(fp);
+    free(logdir);
+    free(stage);
+    const char *kind = stage_kind_name(s->kind);
+    *reason = NULL;
+    if (res.timed_out) {
+        error_at(TIPC_EFAIL, se->config, s->line, "the %s stage timed out after %s (--stage-timeout); it and "
+                 "every process it started were stopped (SIGTERM, SIGKILL after 5 s)", kind, se->timeout_text);
+        *reason = xasprintf("timed out after %s (--stage-timeout)", se->timeout_text);
+    } else if (res.leftovers)
+        warning_msg("%s:%d: the %s stage ended but left %d process%s running; stopped (nothing a stage starts "
+                    "outlives it)", se->config, s->line, kind, res.leftovers, res.leftovers == 1 ? "" : "es");
+    return status;
+}
+
+static char *stage_label(const struct stage *s)
+{
+    return *s->matrix ? xasprintf("%s[%s]", stage_kind_name(s->kind), s->matrix) : xstrdup(stage_kind_name(s->kind));
+}
+
+/* One run of a plan: what every stage needs besides itself. */
+struct run_state {
+    const struct plan *p;
+    const struct stage_env *se;
+    const char *own_dir;       /* OUTPUT/tipc: the logs tipc keeps, metrics, reports */
+    struct report *r;
+    enum case_outcome *done;   /* [p->n]: each stage's outcome so far */
+    const char *cur_model;     /* PaddleSeg's weights name as decided so far */
+    int total;                 /* stages that run a command */
+};
+
+/* Run stage i (number k of R->total) unless the stage it depends on did not pass. */
+static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const struct stage *s)
+{
+    const char *kind = stage_kind_name(s->kind);
+    if (s->dep >= 0 && R->done[s->dep] != CASE_PASSED) {
+        int root = s->dep; /* name the failure itself, not the stages skipped because of it */
+        while (R->done[root] == CASE_SKIPPED && R->p->st[root].dep >= 0) root = R->p->st[root].dep;
+        char *dep = stage_label(&R->p->st[root]);
+        char *why = xasprintf("%s failed", dep);
+        report_skip(R->r, k, R->total, kind, s->matrix, s->cmd, why, s->line);
+        free(why);
+        free(dep);
+        R->done[i] = CASE_SKIPPED;
+        return TIPC_OK;
+    }
+    report_begin(R->r, k, R->total, kind, s->matrix);
+    /* A command that does not keep its own log (training): keep a copy of its output. */
+    char *log = s->log_path ? NULL : xasprintf("%s/%02d_%s.log", R->own_dir, k, kind);
+    struct tee tee;
+    enum tipc_status st = log ? tee_start(&tee, log) : TIPC_OK;
+    if (st != TIPC_OK) {
+        free(log);
+        return st;
+    }
+    char *name = xasprintf("%s.%s.%s%s%s%s", R->p->model, R->p->mode, kind, *s->matrix ? "[" : "", s->matrix,
+                           *s->matrix ? "]" : "");
+    double t0 = now_seconds(), wall = metrics_now();
+    char *reason;
+    int here = cwd_enter(s->cwd);
+    int status = run_stage(s, i, R->se, name, log ? &tee : NULL, &reason);
+    cwd_leave(here);
+    if (s->status_file) status = status_from_file(s->status_file, s->append_to);
+    double secs = now_seconds() - t0;
+    if (log) st = tee_finish(&tee);
+    if (s->cat_log && s->log_path) copy_file_to(s->log_path, stdout);
+    /* our own commands' exit codes have documented meanings: say which (README's table) */
+    const char *meaning = status > 0 && s->cl.argc > 0 && !strcmp(s->cl.argv[0], "tipc")
+                              ? tipc_status_name((enum tipc_status)status) : "unknown";
+    char *why = reason ? reason
+                       : strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
+    enum tipc_status ws = report_stage(R->r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, why, wall,
+                                       secs, s->line);
+    free(why);
+    R->done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
+    free(name);
+    free(log);
+    return st != TIPC_OK ? st : ws;
+}
+
+/* Stage i with PaddleSeg's weights name as decided so far; after a train, decide it anew. */
+static enum tipc_status run_one(struct run_state *R, int i, int k)
+{
+    const struct plan *p = R->p;
+    struct stage now = p->st[i]; /* with PaddleSeg's weights name as decided so far */
+    const struct stage *s = &now;
+    char *shown = NULL, *exec = NULL;
+    if (R->cur_model && strstr(now.exec ? now.exec : now.cmd, PB_MODEL_TOKEN)) {
+        now.cmd = shown = subst_model(p->st[i].cmd, R->cur_model);
+        exec = subst_model(p->st[i].exec ? p->st[i].exec : p->st[i].cmd, R->cur_model);
+        char err[256], bad = 0;
+        if (cmdline_parse(exec, &now.cl, err, sizeof err, &bad) != TIPC_OK) {
+            free(shown);
+            free(exec);
+            return error_at(TIPC_EUSAGE, p->st[i].cmd, s->line, "%s", err);
+        }
+    }
+    enum tipc_status rs = run_one_stage(R, i, k, s);
+    if (rs == TIPC_OK && s->model_probe && R->cur_model && R->done[i] != CASE_SKIPPED) {
+        char *w = xasprintf("%s/%s", s->model_probe, R->cur_model); /* `[ ! -f SAVE/NAME ] && NAME=iter_N/...` */
+        struct stat sb;
+        if (stat(w, &sb) != 0 || !S_ISREG(sb.st_mode)) R->cur_model = s->model_fallback;
+        free(w);
+    }
+    if (exec) cmdline_free(&now.cl);
+    free(shown);
+    free(exec);
+    return rs;
+}
+
+static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
+{
+    if (a->prepare) {
+        char *me = self_exe_path();
+        enum tipc_status ps = run_repo_prepare(a->config, a->mode, me);
+        free(me);
+        TRY(ps);
+    }
+    TRY(mkdir_p(p->log_dir));
+    if (p->results_header) TRY(append_line(p->status_log, p->results_header)); /* PaddleSeg */
+    TRY(dir_check_writable(p->log_dir, "output folder"));   /* before any stage runs */
+    /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
+    if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode, &a->prep));
+    /* tipc's own files (stage logs it keeps, metrics, reports) in one folder the original never uses */
+    char *own = xasprintf("%s/tipc", p->log_dir);
+    enum tipc_status st = mkdir_p(own);
+    if (st != TIPC_OK) {
+        free(own);
+        return st;
+    }
+    char *self = self_exe_path();
+    char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
+    char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
+    struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a->config,
+                           a->mode, a->timeout_s, a->timeout_text};
+    struct report r;
+    report_init(&r, a->config, p->model, p->mode, p->status_log);
+    struct metrics mx;
+    if (st == TIPC_OK) st = metrics_create(&mx, metrics + strlen("TIPC_METRICS="));
+    if (st == TIPC_OK) st = report_emit_run(&r, &mx);
+    int total = plan_count_runs(p);
+    fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
+    struct run_state R = {p, &se, own, &r, xcalloc((size_t)p->n + 1, sizeof *R.done), p->seg_model, total};
+    proc_signals_init();
+    for (int i = 0, k = 0; i < p->n && !interrupted() && st == TIPC_OK; i++) {
+        const struct stage *s = &p->st[i];
+        if (s->kind == STAGE_NOTE) {
+            printf("%s\n", s->cmd);
+            continue;
+        }
+        if (s->kind == STAGE_LINKS || s->kind == STAGE_COPY || s->kind == STAGE_APPEND) {
+            if (s->kind == STAGE_LINKS) stage_links(s->cmd);
+            else if (s->kind == STAGE_COPY) stage_copy(s->cmd, s->append_to);
+            else (void)status_from_file(s->cmd, s->append_to); /* the original ignores this cat's status */
+            R.done[i] = CASE_PASSED;
+            continue;
+        }
+        enum tipc_status ws = run_one(&R, i, ++k);
+        if (ws == TIPC_OK) ws = report_emit_stage(&r, r.n - 1, &mx);
+        if (ws != TIPC_OK) st = ws; /* a log or the metrics file cannot be written: stop */
+    }
+    report_summary(&r, stderr, stdout);
+    enum tipc_status ms = report_emit_summary(&r, &mx);
+    if (st == TIPC_OK) st = ms;
+    metrics_close(&mx);
+    char *own_junit = xasprintf("%s/junit.xml", own), *html = xasprintf("%s/report.html", own);
+    const char *junits[] = {own_junit, a->junit};
+    for (int j = 0; j < 2; j++) {
+        if (!junits[j]) continue;
+        enum tipc_status js = report_junit(&r, junits[j]);
+        if (js != TIPC_OK && st == TIPC_OK) st = js;
+    }
+    enum tipc_status hs = report_html(&r, metrics + strlen("TIPC_METRICS="), html);
+    if (hs != TIPC_OK && st == TIPC_OK) st = hs;
+    free(html);
+    if (interrupted()) {
+        error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, total);
+        st = TIPC_EINTR;
+    } else if (st == TIPC_OK && (report_failed(&r) || report_count(&r, CASE_SKIPPED))) {
+        st = TIPC_EFAIL;
+    }
+    report_free(&r);
+    free(R.done);
+    free(own_junit);
+    free(metrics);
+    free(own);
+    free(self);
+    free(pod_ip);
+    return st;
+}
+
+/* --max-restarts reaches only `tipc launch` (plan_build puts it there): say so when no training
+ * stage runs it (a Paddle config's launcher, one device without a launcher), not silently ignore it. */
+static void restarts_check(const struct plan *p, const struct run_opts *a)
+{
+    if (a->max_restarts <= 0) return;
+    for (int i = 0; i < p->n; i++)
+        if (p->st[i].kind == STAGE_TRAIN && strstr(p->st[i].cmd, " launch --max_restarts=")) return;
+    warning_msg("%s: --max-restarts %d (or TIPC_MAX_RESTARTS) has no effect here: no training stage of this run "
+                "goes through `tipc launch` (%s)", a->config, a->max_restarts,
+                p->ours ? "each gpu_list item is one device, trained without a launcher"
+                        : "restarts are tipc launch's; this config's trainings use its own launcher");
+}
+
+enum tipc_status run_config(const struct run_opts *a)
+{
+    char why[PATH_MAX + 256];
+    const struct dialect *d = dialect_choose(a->config, a->dialect, why, sizeof why);
+    if (!d) return TIPC_EUSAGE;
+    struct tipc_config cfg;
+    TRY(cfg_load_opts(&cfg, a->config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
+    struct plan p;
+    struct plan_opts po = {.output_dir = a->output, .gpuid = a->gpuid, .dialect = d, .dialect_why = why,
+                           .max_restarts = a->max_restarts};
+    enum tipc_status st = plan_build(&p, &cfg, a->mode, &po);
+    if (st == TIPC_OK) {
+        restarts_check(&p, a);
+        st = plan_resolve_inputs(&p, a->config);   /* before anything runs */
+        if (st == TIPC_OK) st = run_check_cluster(&p, a->config);
+        if (st == TIPC_OK && a->dry_run) print_plan(&p, a);
+        else if (st == TIPC_OK) st = run_plan(&p, a);
+        plan_free(&p);
+    }
+    cfg_free(&cfg);
+    return st;
+}

@@ -1,0 +1,24 @@
+/* run.h: `tipc run CONFIG MODE` below its option table (cmd/cmd_run.c): read the config, build the
+ * plan (plan/), check its inputs and the cluster, then print it (--dry-run) or run every stage the
+ * way the original harness does (proc.c, tee.c, steps.c) and report (report/). */
+#ifndef TIPC_RUN_H
+#define TIPC_RUN_H
+#include <stdbool.h>
+#include "../../core/status.h"
+#include "../../prepare/prepare.h"   /* struct prepare_opts */
+
+struct run_opts {
+    const char *config, *mode, *gpuid; /* the positional words; gpuid NULL when absent */
+    const char *node_ip, *output, *junit, *dialect;   /* NULL when not given */
+    const char *timeout_text;   /* --stage-timeout as written (messages); timeout_s its value, 0: none */
+    double timeout_s;
+    bool dry_run, no_prepare, prepare;
+    int max_restarts;           /* --max-restarts / TIPC_MAX_RESTARTS: the train stages' launcher's */
+    struct prepare_opts prep;   /* for python:tipc configs: offline unless TIPC_OFFLINE=0 */
+};
+
+/* The run's status: TIPC_OK when every stage passed, TIPC_EFAIL when one failed or was skipped,
+ * TIPC_EINTR when interrupted, or the error that stopped it (config, plan, output folder). */
+enum tipc_status run_config(const struct run_opts *o);
+
+#endif
