@@ -6,6 +6,9 @@ the payload, an FNV-1a 64 checksum of everything before it). Python 3 stdlib onl
       Set the last float32 before the checksum to VALUE (default nan) and write the matching
       checksum: a "valid" file holding a broken model. In a checkpoint that float is the last BN
       running variance, in an inference.tipc the classifier's last bias.
+  binfile.py scale MODEL.tipc FACTOR
+      Multiply every weight of an inference.tipc (the last `nweights` floats, the u64 at byte 80)
+      by FACTOR and redo the checksum: finite weights whose outputs overflow to inf and NaN.
   binfile.py old IN.ckpt OUT.ckpt
       Write IN (a version 4 checkpoint) in the layout of the version before the run section
       (engine/io/checkpoint.h): version 2 for an fp32 file, version 3 for one with the
@@ -36,6 +39,17 @@ def poison(path, value):
     open(path, "wb").write(with_checksum(buf[:-8]))
 
 
+def scale(path, factor):
+    buf = bytearray(open(path, "rb").read())
+    if buf[:8] != b"TIPCINF1":
+        sys.exit("%s: not a tipc inference model" % path)
+    n = struct.unpack_from("<Q", buf, 80)[0]
+    start = len(buf) - 8 - 4 * n
+    w = struct.unpack_from("<%df" % n, buf, start)
+    struct.pack_into("<%df" % n, buf, start, *[x * factor for x in w])
+    open(path, "wb").write(with_checksum(buf[:-8]))
+
+
 def old(src, dst):
     buf = bytearray(open(src, "rb").read())
     if buf[:8] != b"TIPCCKP1" or struct.unpack_from("<I", buf, 8)[0] != 4:
@@ -51,10 +65,12 @@ def main():
     a = sys.argv[1:]
     if len(a) in (2, 3) and a[0] == "poison":
         poison(a[1], float(a[2]) if len(a) == 3 else float("nan"))
+    elif len(a) == 3 and a[0] == "scale":
+        scale(a[1], float(a[2]))
     elif len(a) == 3 and a[0] == "old":
         old(a[1], a[2])
     else:
-        sys.exit("usage: binfile.py poison FILE [VALUE] | binfile.py old IN.ckpt OUT.ckpt")
+        sys.exit("usage: binfile.py poison FILE [VALUE] | scale MODEL.tipc FACTOR | old IN.ckpt OUT.ckpt")
 
 
 main()

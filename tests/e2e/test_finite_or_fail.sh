@@ -5,9 +5,12 @@
 #  2. a checkpoint whose last BN running variance is NaN under a valid checksum: eval (--test-only),
 #     export and a resume all exit 6 naming the tensor and the step, nothing is written;
 #  3. an inference.tipc whose last bias is NaN under a valid checksum: infer exits 6 naming the
-#     layer, no "prob: nan" line;
+#     layer, no "prob: nan" line; one whose weights are finite but 1e20 times too large: infer
+#     (images and --input-raw) exits 6 naming the image, nothing printed or written for it;
 #  4. a training that diverges into non-finite weights with eval off: exit 6 naming the tensor and
-#     the global step, no checkpoint of that epoch;
+#     the global step, no checkpoint of that epoch; one that ends with huge but finite weights
+#     (lr 1e35, eval off) passes training, but export refuses it (its output on a gray image
+#     overflows);
 #  5. a learning rate of 0: the training passes with a warning that the weights did not change.
 . "$ROOT/tests/e2e/lib.sh"
 W=$(mktemp -d "$TMPDIR/finite.XXXXXX")
@@ -52,12 +55,26 @@ run_expect 6 infer.log "$TIPC" infer --model-dir inf --img-path images/demo.jpg
 log_has infer.log "inference model 'inf/inference.tipc' holds a non-finite value: layer"
 log_has infer.log "bias"
 log_lacks infer.log "prob: "
+run_expect 0 export-big.log "$TIPC" export --pretrained good/latest.ckpt --save-inference-dir big
+python3 "$ROOT/tests/e2e/binfile.py" scale big/inference.tipc 1e20
+run_expect 6 infer-big.log "$TIPC" infer --model-dir big --img-path images/demo.jpg
+log_has infer-big.log "infer: the probabilities for image 'images/demo.jpg' are not finite"
+log_lacks infer-big.log "prob: "
+python3 -c "import struct, sys; sys.stdout.buffer.write(struct.pack('<12288f', *[0.5] * 12288))" > in.raw
+run_expect 6 infer-raw.log "$TIPC" infer --model-dir big --input-raw in.raw --output-raw out.raw
+log_has infer-raw.log "for input 0 of 'in.raw' are not finite"
+[ ! -e out.raw ] || fail "non-finite outputs were written"
 
 echo "# 4. weights that turn non-finite in a step whose loss was finite (eval off)"
 run_expect 6 inf-weights.log "$TIPC" train -c cfg/tiny.yaml -o DataLoader.synthetic_size=4 \
     -o Global.eval_during_train=false --lr 1e300 --output-dir diverged
 log_has inf-weights.log "the weights are not finite after global step 1 (epoch 0): layer"
 [ ! -e diverged/epoch_1.ckpt ] && [ ! -e diverged/latest.ckpt ] || fail "a diverged net was saved"
+run_expect 0 huge.log "$TIPC" train -c cfg/tiny.yaml -o DataLoader.synthetic_size=4 \
+    -o Global.eval_during_train=false --lr 1e35 --output-dir huge
+run_expect 6 export-huge.log "$TIPC" export --pretrained huge/latest.ckpt --save-inference-dir huge-inf
+log_has export-huge.log "export: not exporting 'huge/latest.ckpt' (epoch 1, global step 1): "
+[ ! -e huge-inf/inference.tipc ] || fail "a model that overflows was exported"
 
 echo "# 5. learning rate 0"
 run_expect 0 lr0.log "$TIPC" train -c cfg/tiny.yaml --lr 0 --output-dir lr0
