@@ -158,6 +158,12 @@ static int stdio_fd_of(const struct stat *st)
     return 0;
 }
 
+int staged_stdio_fd(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? stdio_fd_of(&st) : 0;
+}
+
 /* Open the existing non-regular `path` for writing in place (staged_open's second list). */
 static enum tipc_status open_direct(struct staged_file *s, const char *path, const struct stat *st)
 {

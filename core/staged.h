@@ -48,6 +48,9 @@ struct staged_file {
  *   - a symbolic link to a regular file: the file it points to is staged and replaced, the link stays;
  *   - a folder, a block device, a socket or a dangling link: refused, TIPC_EUSAGE. */
 enum tipc_status staged_open(struct staged_file *s, const char *path);
+/* 1 or 2 when `path` is this process's stdout or stderr (what staged_open writes into); else 0. A
+ * command that writes its result there says its notes on stderr. */
+int staged_stdio_fd(const char *path);
 void staged_write(struct staged_file *s, const void *p, size_t n);
 /* fsync + close; on any error (this one or an earlier write) print "cannot write PATH: errno
  * text", remove the temp and return TIPC_EIO. */

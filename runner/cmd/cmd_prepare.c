@@ -49,8 +49,8 @@ static enum tipc_status write_demo(const char *path)
     enum tipc_status st = mkdir_p(dir) == TIPC_OK ? TIPC_OK : TIPC_EIO;
     free(dir);
     if (st == TIPC_OK) st = write_file_atomic(path, jpg, n);
-    if (st == TIPC_OK)
-        printf("prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
+    if (st == TIPC_OK)   /* the JPEG itself may be on stdout (--demo-jpeg /dev/stdout): the note goes aside */
+        fprintf(staged_stdio_fd(path) == 1 ? stderr : stdout, "prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
     tjFree(jpg);
     return st;
 }

@@ -11,7 +11,8 @@
 #     the global step, no checkpoint of that epoch; one that ends with huge but finite weights
 #     (lr 1e35, eval off) passes training, but export refuses it (its output on a gray image
 #     overflows);
-#  5. a learning rate of 0: the training passes with a warning that the weights did not change.
+#  5. a learning rate of 0: the training passes with a warning that the weights did not change, on
+#     the console, under the stage in tipc run's end table and in its JUnit system-out.
 . "$ROOT/tests/e2e/lib.sh"
 W=$(mktemp -d "$TMPDIR/finite.XXXXXX")
 cd "$W" || fail "cd"
@@ -80,4 +81,17 @@ echo "# 5. learning rate 0"
 run_expect 0 lr0.log "$TIPC" train -c cfg/tiny.yaml --lr 0 --output-dir lr0
 log_has lr0.log "warning: the weights did not change in 4 training steps"
 log_lacks train.log "did not change"
+sed -e 's|learning_rate=1e30|learning_rate=0|' -e 's| -o DataLoader.synthetic_size=4||' cfg/diverge.txt > cfg/lr0.txt
+timeout 120 "$TIPC" run cfg/lr0.txt lite_train_lite_infer --no-prepare --output run0 --junit run0.xml > run0.out 2> run0.err ||
+    { tail -n 30 run0.out run0.err; fail "tipc run with lr 0"; }
+grep -A1 "train\[norm_train gpus=-1 autocast=False\] *passed" run0.err | grep -q "warning: the weights did not change" ||
+    { tail -n 12 run0.err; fail "the end table shows no warning under the lr-0 training"; }
+python3 - run0.xml <<'PY' || fail "JUnit system-out"
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().iter("testcase")
+train = [c for c in cases if ".train" in c.get("classname")][0]
+out = train.find("system-out").text
+assert train.find("failure") is None, "a warning is not a failure"
+assert "warnings:\n" in out and "the weights did not change in 4 training steps" in out, out
+PY
 echo "ok"

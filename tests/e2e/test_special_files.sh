@@ -6,8 +6,9 @@
 #  3. character devices (as root: private nodes made here, so a broken build cannot replace the
 #     host's /dev/null or /dev/full; else the host's): `prepare --demo-jpeg NULL` exit 0, the device
 #     stays; `--output-raw FULL` exit 5 "No space left on device", the device stays;
-#  4. `tipc run --junit` onto a FIFO and onto /dev/stdout (a pipe): the JUnit XML arrives whole; and
-#     `--output-raw /dev/stdout` into a pipe (after 1-3: an old build fails before touching /dev);
+#  4. `tipc run --junit` onto a FIFO and onto /dev/stdout (a pipe): the JUnit XML arrives whole;
+#     `--output-raw /dev/stdout` and `prepare --demo-jpeg /dev/stdout` into a pipe: the bytes whole,
+#     prepare's note on stderr (after 1-3: an old build fails before touching /dev);
 #  5. a folder and a dangling link as --output-raw: exit 2, left as they were.
 . "$ROOT/tests/e2e/lib.sh"
 W=$(mktemp -d "$TMPDIR/special.XXXXXX")
@@ -65,6 +66,10 @@ python3 -c "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).get
 cd "$W" || fail "cd"
 "$TIPC" "${RAW[@]}" --output-raw /dev/stdout 2> stdout.err | cat > to-stdout.bin
 cmp -s to-stdout.bin ref.bin || { cat stdout.err; fail "--output-raw /dev/stdout into a pipe"; }
+"$TIPC" prepare --demo-jpeg /dev/stdout 2> demo.err | cat > demo.jpg
+[ "$(head -c 2 demo.jpg | od -An -tx1 | tr -d ' ')$(tail -c 2 demo.jpg | od -An -tx1 | tr -d ' ')" = ffd8ffd9 ] ||
+    fail "--demo-jpeg /dev/stdout is not one whole JPEG on stdout ($(stat -c %s demo.jpg) bytes)"
+log_has demo.err "prepare: wrote '/dev/stdout'"
 [ -L /dev/stdout ] || fail "/dev/stdout is no longer a symbolic link"
 
 echo "# 5. refused: a folder, a dangling link"
