@@ -187,8 +187,8 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, o->low_speed_bytes);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
-    if (deadline > 0)   /* curl's own limit too, for the phases before the first progress call */
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)((deadline - pr.start) * 1000) + 1);
+    if (deadline > 0)   /* curl's own limit too (a second later: the callback names the deadline first) */
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)((deadline - pr.start) * 1000) + 1000);
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
@@ -224,7 +224,7 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
                  "(TIPC_MIN_RATE / --min-rate)", pr.rate, now_seconds() - pr.start, o->min_rate_bytes);
         return ATTEMPT_GIVE_UP;
     }
-    if (pr.why == GIVE_UP_DEADLINE || (deadline > 0 && now_seconds() >= deadline && rc != CURLE_OK)) {
+    if (pr.why == GIVE_UP_DEADLINE || (deadline > 0 && rc == CURLE_OPERATION_TIMEDOUT && now_seconds() >= deadline)) {
         snprintf(why, nwhy, "the download did not finish within %ld s (TIPC_DOWNLOAD_TIMEOUT / "
                  "--download-timeout)", o->max_time_s);
         return ATTEMPT_GIVE_UP;
