@@ -13,6 +13,7 @@
 #include "engine_settings.h"
 #include "../../core/parse.h"
 #include "../../engine/backend/backend.h"
+#include "../../engine/io/checkpoint.h"
 #include "../../engine/model/trainer.h"
 #include "../../engine/model/amp.h"
 #include "../../engine/model/train_log.h"
@@ -46,6 +47,7 @@ static int env_int(const char *a, const char *b, int dflt)
 struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *precision, *model;
     const char *metrics, *stage, *progress;   /* set by `tipc run` through the environment */
+    const char *run_id;                        /* set by `tipc launch` (TIPC_RUN_ID) */
     struct opt_list over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world, save_steps, restart;
     double lr;
@@ -147,6 +149,10 @@ int cmd_train(int argc, char **argv)
         {"TIPC_RESTART_COUNT", NULL, OPT_INT, &f.restart, NULL, 0, 1000, "N",
          "the attempt's number under `tipc launch --max_restarts` (set by it): above 0,\n"
          "resume from the newest complete checkpoint in the output folder", "TIPC_RESTART_COUNT", NULL},
+        {"TIPC_RUN_ID", NULL, OPT_STR, &f.run_id, NULL, 0, 0, "ID",
+         "this run's id, written into every checkpoint (set by `tipc launch`, the same for\n"
+         "all its restarts, which resume only from checkpoints of this id; default: a new one)",
+         "TIPC_RUN_ID", NULL},
         ENGINE_SETTINGS_OPTS(f.eng),
         {"TIPC_PROGRESS", NULL, OPT_STR, &f.progress, NULL, 0, 0, "bar|lines|none",
          "progress display (default: a bar when stderr is a terminal, else lines)", "TIPC_PROGRESS", NULL},
@@ -162,6 +168,11 @@ int cmd_train(int argc, char **argv)
     if (st == TIPC_OK && !help) {
         o.pretrained = f.pretrained, o.resume = f.resume, o.test_only = f.test_only, o.threads = f.threads;
         o.restart = f.restart;
+        o.run_id = f.run_id;
+        if (f.run_id && (strlen(f.run_id) >= CKPT_RUN_ID_MAX || strspn(f.run_id, "0123456789abcdefghijklmnopqrstuvwxyz"
+                                                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-") != strlen(f.run_id)))
+            st = error_msg(TIPC_EUSAGE, "train: TIPC_RUN_ID '%s' must be 1..%d letters, digits, '.', '_' or '-'",
+                           f.run_id, CKPT_RUN_ID_MAX - 1);
         o.resume_auto = f.restart > 0 || (f.resume && !strcmp(f.resume, "auto"));
         if (f.resume && !strcmp(f.resume, "auto")) o.resume = NULL;
         o.cuda_graph = f.cuda_graph;
