@@ -29,9 +29,10 @@ static const char about[] =
 static const char footer[] =
     "Output: Step6's lines '[Epoch e, iter: i] top1: ..., loss: ..., avg_ips: ... images/sec.' and\n"
     "' * Acc@1 X Acc@5 Y'.\n"
-    "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
-    "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
-    "CUDA device, 70 a CUDA call failed.\n"
+    "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable or damaged image, label out of range), 5\n"
+    "checkpoint I/O (corrupt, truncated, other model), 6 not finite (a loss, a weight or BN statistic,\n"
+    "an eval logit, a checkpoint's value), 7 feature not built (gpu) or no CUDA device, 70 a CUDA\n"
+    "call failed.\n"
     "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0.\n"
     "Rank and world come from the environment tipc launch sets\n"
     "(RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).\n";
