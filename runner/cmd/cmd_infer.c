@@ -176,7 +176,9 @@ static enum tipc_status outputs_not_finite(const char *name, int input, bool pro
     if (input >= 0) snprintf(what, sizeof what, "input %d of", input);
     error_msg(TIPC_ENUMERIC, "infer: the %s for %s '%s' are not finite (%g)", probs ? "probabilities" : "logits", what,
               name, (double)v);
-    error_hint("the model is broken (exported from a diverged training): its answers mean nothing");
+    if (input >= 0) error_hint("the model is broken (exported from a diverged training), or that input is far outside a "
+                               "normalised image's range");
+    else error_hint("the model is broken (exported from a diverged training): its answers mean nothing");
     return TIPC_ENUMERIC;
 }
 
