@@ -15,7 +15,7 @@
 
 #include "../core/fs.h"
 #include "../core/regfile.h"
-#include "sha256.h"
+#include "../core/sha256.h"
 #include "../core/check.h"
 #include "../core/time.h"
 #include "../core/banned.h"
