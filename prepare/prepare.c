@@ -190,9 +190,37 @@ static int lock_item(const char *dest)
 static enum tipc_status prepare_item_locked(const struct manifest *m, const struct manifest_item *it,
                                             const struct prepare_opts *o);
 
+/* 0 when `dest` could be made: its nearest existing folder takes files; else the errno (EROFS on a
+ * read-only mount, EACCES), with nothing created. */
+static int unwritable(const char *dest)
+{
+    char *p = xstrdup(dest);
+    int err = 0;
+    for (;;) {
+        char *up = path_dirname(p);
+        free(p);
+        p = up;
+        if (is_dir(p)) {
+            if (access(p, W_OK | X_OK) != 0) err = errno;
+            break;
+        }
+        if (!strcmp(p, ".") || !strcmp(p, "/")) break;
+    }
+    free(p);
+    return err;
+}
+
 static enum tipc_status prepare_item(const struct manifest *m, const struct manifest_item *it,
                                      const struct prepare_opts *o)
 {
+    char why[256];
+    int err;
+    if (o->skip_unwritable && it->fallback != FALLBACK_ERROR && !item_ready(it, why, sizeof why) &&
+        (err = unwritable(it->dest)) != 0) {
+        printf("prepare: '%s' cannot be made here (%s); not preparing it: a recipe with DataLoader.synthetic: auto "
+               "makes synthetic data in memory when the folder is missing\n", it->dest, strerror(err));
+        return TIPC_OK;
+    }
     int fd = it->weights && it->n_urls == 0 ? -1 : lock_item(it->dest);   /* nothing to write: no lock */
     enum tipc_status st = prepare_item_locked(m, it, o);
     if (fd >= 0) close(fd);   /* releases the lock */
@@ -258,6 +286,7 @@ enum tipc_status prepare_for_run(const char *config_path, const char *model_name
 {
     struct prepare_opts o = *opts;
     o.fetch.quiet = true;
+    o.skip_unwritable = true;
     return prepare_mode(config_path, model_name, mode, &o);
 }
 

@@ -15,6 +15,10 @@ struct prepare_opts {
     bool offline;               /* no network: file:// URLs and fallbacks only */
     bool force;                 /* redo items even when ready */
     const char *manifest;       /* NULL: find it (see prepare_find_manifest) */
+    bool skip_unwritable;       /* an item that is not ready and whose folder cannot be written here
+                                   (a read-only checkout), but that has a fallback, is skipped with a
+                                   note: the synthetic fallback is what a recipe's `synthetic: auto`
+                                   makes in memory anyway (prepare_for_run sets it) */
     struct fetch_opts fetch;
 };
 

@@ -59,7 +59,7 @@ static const char exit_codes[] =
     "  3    data preparation failed (download, checksum, extraction, unreadable image or list)\n"
     "  4    distributed set-up failed (rendezvous timeout, missing node, a peer died)\n"
     "  5    a file could not be read or written (checkpoint, model, log)\n"
-    "  6    training diverged (NaN or inf loss)\n"
+    "  6    not finite: a NaN or inf loss, weight, BN statistic, logit or output (a broken model)\n"
     "  7    the feature was not compiled in (e.g. CUDA; rebuild with it), or this host does not\n"
     "       provide it (no CUDA device; bench scaling --netns: no namespaces, veth or qdisc)\n"
     "  70   internal error (a bug; please report the BUG line)\n"

@@ -49,8 +49,8 @@ static enum tipc_status write_demo(const char *path)
     enum tipc_status st = mkdir_p(dir) == TIPC_OK ? TIPC_OK : TIPC_EIO;
     free(dir);
     if (st == TIPC_OK) st = write_file_atomic(path, jpg, n);
-    if (st == TIPC_OK)
-        printf("prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
+    if (st == TIPC_OK)   /* the JPEG itself may be on stdout (--demo-jpeg /dev/stdout): the note goes aside */
+        fprintf(staged_stdio_fd(path) == 1 ? stderr : stdout, "prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
     tjFree(jpg);
     return st;
 }
@@ -85,7 +85,8 @@ int cmd_prepare(int argc, char **argv)
         {"--threads", NULL, OPT_INT, &a.threads, NULL, 0, 256, "N", "--bench-loader threads (default: all cores)", NULL, NULL},
         {"--steps", NULL, OPT_INT, &a.steps, NULL, 1, 1000000, "N", "--bench-loader batches (default 20)", NULL, NULL},
         {"--eval", NULL, OPT_SWITCH, &a.eval, NULL, 0, 0, NULL, "--bench-loader: the eval transform", NULL, NULL},
-        FETCH_OPTS(o.fetch, "--connect-timeout", "--low-speed-time", "--low-speed-limit", "--retries", "--backoff-ms"),
+        FETCH_OPTS(o.fetch, "--connect-timeout", "--low-speed-time", "--low-speed-limit", "--download-timeout",
+                   "--min-rate", "--retries", "--backoff-ms"),
         {"--quiet", NULL, OPT_SWITCH, &o.fetch.quiet, NULL, 0, 0, NULL, "no download progress", NULL, NULL},
         FETCH_CAP_OPT(o.fetch),
         {0},

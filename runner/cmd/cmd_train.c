@@ -15,6 +15,7 @@
 #include "engine_settings.h"
 #include "../../core/parse.h"
 #include "../../engine/backend/backend.h"
+#include "../../engine/io/checkpoint.h"
 #include "../../engine/model/trainer.h"
 #include "../../engine/model/amp.h"
 #include "../../engine/model/train_log.h"
@@ -31,9 +32,10 @@ static const char about[] =
 static const char footer[] =
     "Output: Step6's lines '[Epoch e, iter: i] top1: ..., loss: ..., avg_ips: ... images/sec.' and\n"
     "' * Acc@1 X Acc@5 Y'.\n"
-    "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
-    "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
-    "CUDA device, 70 a CUDA call failed.\n"
+    "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable or damaged image, label out of range), 5\n"
+    "checkpoint I/O (corrupt, truncated, other model), 6 not finite (a loss, a weight or BN statistic,\n"
+    "an eval logit, a checkpoint's value), 7 feature not built (gpu) or no CUDA device, 70 a CUDA\n"
+    "call failed.\n"
     "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else the local rank, else 0.\n"
     "Rank and world come from the launcher that started this process: tipc launch, torchrun,\n"
     "Paddle's launch, srun (one task per rank), mpirun, or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT\n"
@@ -42,6 +44,7 @@ static const char footer[] =
 struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *precision, *model;
     const char *metrics, *stage, *progress;   /* set by `tipc run` through the environment */
+    const char *run_id;                        /* set by `tipc launch` (TIPC_RUN_ID) */
     struct strv over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world, save_steps, restart;
     double lr;
@@ -143,6 +146,10 @@ int cmd_train(int argc, char **argv)
         {"TIPC_RESTART_COUNT", NULL, OPT_INT, &f.restart, NULL, 0, 1000, "N",
          "the attempt's number under `tipc launch --max_restarts` (set by it): above 0,\n"
          "resume from the newest complete checkpoint in the output folder", "TIPC_RESTART_COUNT", NULL},
+        {"TIPC_RUN_ID", NULL, OPT_STR, &f.run_id, NULL, 0, 0, "ID",
+         "this run's id, written into every checkpoint (set by `tipc launch`, the same for\n"
+         "all its restarts, which resume only from checkpoints of this id; default: a new one)",
+         "TIPC_RUN_ID", NULL},
         ENGINE_SETTINGS_OPTS(f.eng),
         {"TIPC_PROGRESS", NULL, OPT_STR, &f.progress, NULL, 0, 0, "bar|lines|none",
          "progress display (default: a bar when stderr is a terminal, else lines)", "TIPC_PROGRESS", NULL},
@@ -164,6 +171,11 @@ int cmd_train(int argc, char **argv)
         o.rank = re.rank, o.world = re.world, o.local_rank = re.local_rank;
         if (!f.restart && re.restart > 0) f.restart = re.restart;   /* torchrun --max-restarts: resume too */
         o.restart = f.restart;
+        o.run_id = f.run_id;
+        if (f.run_id && (strlen(f.run_id) >= CKPT_RUN_ID_MAX || strspn(f.run_id, "0123456789abcdefghijklmnopqrstuvwxyz"
+                                                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-") != strlen(f.run_id)))
+            st = error_msg(TIPC_EUSAGE, "train: TIPC_RUN_ID '%s' must be 1..%d letters, digits, '.', '_' or '-'",
+                           f.run_id, CKPT_RUN_ID_MAX - 1);
         o.resume_auto = f.restart > 0 || (f.resume && !strcmp(f.resume, "auto"));
         if (f.resume && !strcmp(f.resume, "auto")) o.resume = NULL;
         o.cuda_graph = f.cuda_graph;

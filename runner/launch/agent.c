@@ -52,6 +52,7 @@ static char **rank_env(const struct launch_job *J, const struct rank_proc *r)
     ENV(&e, "TIPC_DEVICE", "%d", r->device);
     ENV(&e, "TIPC_STATUS_FD", "%d", J->status_pipe[1]);
     ENV(&e, "TIPC_RESTART_COUNT", "%d", J->round);   /* > 0: `tipc train` resumes (resume.h) */
+    ENV(&e, "TIPC_RUN_ID", "%s", J->run_id);          /* ... only from this launch's checkpoints */
     ENV(&e, "TORCHELASTIC_RESTART_COUNT", "%d", J->round);
     ENV(&e, "TORCHELASTIC_MAX_RESTARTS", "%d", o->max_restarts);
     ENV(&e, "FLAGS_selected_gpus", "%d", r->device);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../../core/check.h"
+#include "../../core/rng.h"
 #include "../../core/interrupt.h"
 #include "../../core/sha256.h"
 #include "../../core/time.h"
@@ -28,14 +29,15 @@ char *job_key(const struct launch_job *J, const char *kind, int n)
     return n < 0 ? xasprintf("%s%s", r, kind) : xasprintf("%s%s/%d", r, kind, n);
 }
 
-struct view { int nnodes, nproc, restarts; char ip[256], fp[40]; const char *cmd; };
+struct view { int nnodes, nproc, restarts; char ip[256], fp[40], run[24]; const char *cmd; };
 
 static bool parse_view(const char *s, struct view *v)
 {
     memset(v, 0, sizeof *v);
-    const char *fp = strstr(s, " fp="), *cmd = strstr(s, " cmd="), *rs = strstr(s, " restarts=");
+    const char *fp = strstr(s, " fp="), *cmd = strstr(s, " cmd="), *rs = strstr(s, " restarts="), *run = strstr(s, " run=");
     v->cmd = cmd ? cmd + 5 : "?";
     if (rs && (!cmd || rs < cmd)) sscanf(rs + 10, "%d", &v->restarts);
+    if (run && (!cmd || run < cmd)) sscanf(run + 5, "%23[0-9a-f]", v->run);
     return sscanf(s, "nnodes=%d nproc=%d ip=%255s", &v->nnodes, &v->nproc, v->ip) == 3 && fp &&
            sscanf(fp, " fp=%39s", v->fp) == 1;
 }
@@ -118,6 +120,7 @@ static enum tipc_status check_view(struct launch_job *J, int i, const char *val)
     if (!J->peer_ips) J->peer_ips = xcalloc((size_t)o->nnodes, sizeof *J->peer_ips);
     free(J->peer_ips[i]);
     J->peer_ips[i] = xstrdup(v.ip);
+    if (i == 0 && v.run[0]) snprintf(J->run_id, sizeof J->run_id, "%s", v.run);   /* the job's: node 0's */
     if (v.nnodes == o->nnodes && v.nproc == o->nproc && v.restarts != o->max_restarts) {
         char *msg = xasprintf("node %d (%s) allows %d restarts (--max_restarts) but node %d (%s) allows %d: the nodes "
                               "would disagree on whether a failure ends the job", i, v.ip, v.restarts, o->node_rank,
@@ -201,8 +204,8 @@ static enum tipc_status publish_view(struct launch_job *J)
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     char *fp = job_fingerprint(o), *cmd = cmd_text(o);
-    char *view = xasprintf("nnodes=%d nproc=%d ip=%s host=%s pid=%d restarts=%d fp=%s cmd=%s", o->nnodes, o->nproc,
-                           o->self_ip, host, (int)getpid(), o->max_restarts, fp, cmd);
+    char *view = xasprintf("nnodes=%d nproc=%d ip=%s host=%s pid=%d restarts=%d run=%s fp=%s cmd=%s", o->nnodes,
+                           o->nproc, o->self_ip, host, (int)getpid(), o->max_restarts, J->run_id, fp, cmd);
     free(fp), free(cmd);
     char *k = node_key("node", o->node_rank);
     bool created = false;
@@ -254,6 +257,7 @@ enum tipc_status job_join(struct launch_job *J)
 {
     struct launch_opts *o = J->o;
     J->port = o->master_port;
+    random_hex(J->run_id, 8);   /* a fresh one per launch, kept for its restarts; node 0's is the job's */
     if (o->node_rank == 0) {
         /* on loopback every node's clients share one address: room for all of them (launcher main
          * and watcher, one per rank and its watchdog's notice) */

@@ -49,8 +49,9 @@ static void write_case(struct xw *j, const struct report *r, const struct report
         xw_attr(j, "message", c->reason);
         xw_end(j);
     }
-    char *out = xasprintf("command: %s\nconfig: %s:%d\nlog: %s\nexit status: %d\n", c->cmd, r->config, c->line,
-                          c->log_path ? c->log_path : "-", c->status);
+    char *out = xasprintf("command: %s\nconfig: %s:%d\nlog: %s\nexit status: %d\n%s%s%s", c->cmd, r->config, c->line,
+                          c->log_path ? c->log_path : "-", c->status, c->warnings ? "warnings:\n" : "",
+                          c->warnings ? c->warnings : "", c->warnings ? "\n" : "");
     xw_start(j, "system-out");
     xw_text(j, out);
     xw_end(j);

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../../core/regfile.h"
 #include "../../core/version.h"
 #include "xml.h"
 #include "../../engine/io/metrics.h"
@@ -56,6 +57,7 @@ void report_free(struct report *r)
         free(c->cmd);
         free(c->log_path);
         free(c->reason);
+        free(c->warnings);
     }
     free(r->c);
     free(r->model);
@@ -103,12 +105,33 @@ static char *default_reason(int status)
     return xasprintf("exit status %d", status);
 }
 
+/* The `warning: ` lines of a stage's log (a regular file only: never a FIFO), '\n'-joined, at most
+ * REPORT_MAX_WARNINGS; NULL when none. */
+static char *collect_warnings(const char *log_path)
+{
+    char why[160], line[1024];
+    FILE *f = log_path ? fopen_regular(log_path, 0, why, sizeof why) : NULL;
+    char *all = NULL;
+    int n = 0;
+    while (f && n < REPORT_MAX_WARNINGS && fgets(line, sizeof line, f)) {
+        if (!strstr(line, "warning: ")) continue;
+        line[strcspn(line, "\r\n")] = 0;
+        char *t = xasprintf("%s%s%s", all ? all : "", all ? "\n" : "", line);
+        free(all);
+        all = t;
+        n++;
+    }
+    if (f) fclose(f);
+    return all;
+}
+
 enum tipc_status report_stage(struct report *r, const char *kind, const char *matrix, const char *cmd,
                               const char *log_path, int status, const char *reason, double started,
                               double seconds, int line)
 {
     struct report_case *c = add_case(r, kind, matrix, cmd, line);
     c->log_path = log_path ? xstrdup(log_path) : NULL;
+    c->warnings = collect_warnings(log_path);
     c->status = status;
     c->outcome = status == 0 ? CASE_PASSED : CASE_FAILED;
     c->reason = status == 0 ? NULL : reason ? xstrdup(reason) : default_reason(status);
@@ -121,7 +144,9 @@ enum tipc_status report_stage(struct report *r, const char *kind, const char *ma
     else printf("%s\n", text);
     fflush(stdout);
     enum tipc_status st = TIPC_OK;
-    int fd = open(r->status_log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);   /* never through a symlink */
+    /* never through a symlink; O_NONBLOCK: a FIFO there without a reader fails (ENXIO), no hang */
+    int fd = open(r->status_log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+    if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
     if (!f && fd >= 0) close(fd);
     if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
@@ -185,6 +210,11 @@ void report_summary(const struct report *r, FILE *table, FILE *out)
             fprintf(table, "%4d  %-*s  %s%-9s%s %9s  %s\n", i + 1, w, name, col ? color : "", status, col ? RESET : "",
                     secs, c->log_path ? c->log_path : "-");
             if (c->reason) fprintf(table, "%4s    reason: %s\n", "", c->reason);
+            for (const char *wl = c->warnings; wl && *wl;) {   /* each warning line, as the log has it */
+                size_t k = strcspn(wl, "\n");
+                fprintf(table, "%4s    %s%.*s%s\n", "", col ? YELLOW : "", (int)k, wl, col ? RESET : "");
+                wl += k + (wl[k] == '\n');
+            }
         }
         fflush(table);
     }

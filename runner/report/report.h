@@ -14,12 +14,18 @@
 
 enum case_outcome { CASE_PASSED, CASE_FAILED, CASE_SKIPPED };
 
+/* A stage that passed with warnings ("the weights did not change in 4 training steps") passed, but
+ * the warnings are part of the verdict: the end table shows them under the stage, JUnit puts them in
+ * its system-out. The first ones of each log are kept. */
+#define REPORT_MAX_WARNINGS 20
+
 struct report_case {
     char *kind;       /* train / eval / export / infer */
     char *matrix;     /* loop values: "norm_train gpus=0 autocast=False" (may be "") */
     char *cmd;        /* exact command string */
     char *log_path;   /* the stage's log (its own redirection, or the copy tipc kept); NULL if none */
     char *reason;     /* why it failed or was skipped ("exit status 4", "train[...] failed"); NULL when passed */
+    char *warnings;   /* the `warning: ` lines of its log (at most REPORT_MAX_WARNINGS), '\n'-joined; NULL: none */
     enum case_outcome outcome;
     int status;       /* exit status as the shell reports it (0 = passed; skipped: -1) */
     double started;   /* wall clock, seconds since the epoch */
