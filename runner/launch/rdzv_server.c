@@ -105,6 +105,7 @@ static enum tipc_status listen_on(const char *bind_ip, int port, int *fd_out, in
             error_msg(TIPC_EDIST, "rendezvous: port %d in use on %s", port, ip);
             error_hint("another job or a leftover process holds it (ss -ltnp 'sport = :%d'); "
                        "pick another with --master=HOST:PORT, or port 0 for a free one on one node", port);
+            errno = EADDRINUSE;
             return TIPC_EDIST;
         }
         error_msg(TIPC_EDIST, "rendezvous: cannot listen on %s:%d: %s", ip, port, strerror(err));
@@ -158,6 +159,8 @@ enum tipc_status rdzv_server_start(struct rdzv_server **out, const char *bind_ip
 }
 
 int rdzv_server_port(const struct rdzv_server *S) { return S->port; }
+
+void rdzv_server_set_about(struct rdzv_server *S, const char *about) { rdzv_store_set_about(S->store, about); }
 
 void rdzv_server_stop(struct rdzv_server *S)
 {

@@ -29,12 +29,15 @@ struct rdzv_server;
  * Connections: at most `clients` per client address (0: RDZV_DEFAULT_CLIENTS; the launcher passes
  * what its job needs when every node shares one address), that plus RDZV_SPARE_CONNECTIONS in all;
  * idle or stalled ones are closed after RDZV_IDLE_TIMEOUT_S. The token is checked as soon as the
- * headers are in, before any body is read; a refused connection is closed. */
+ * headers are in, before any body is read; a refused connection is closed. When the port is taken,
+ * errno is EADDRINUSE on return (the caller may name who holds it). */
 enum tipc_status rdzv_server_start_for(struct rdzv_server **S, const char *bind_ip, int port,
                                        const char *job, const char *token, int clients);
 enum tipc_status rdzv_server_start(struct rdzv_server **S, const char *bind_ip, int port,
                                    const char *job, const char *token);
 int rdzv_server_port(const struct rdzv_server *S);
+/* rdzv_store_set_about: what a client with another token is told of this store's job. */
+void rdzv_server_set_about(struct rdzv_server *S, const char *about);
 /* Seconds since KEY was last written, or -1 if it never was (used for heartbeats). */
 double rdzv_server_key_age(struct rdzv_server *S, const char *key);
 /* Copy of KEY's value (malloc'ed) or NULL. */
