@@ -5,7 +5,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +161,12 @@ static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
     job_post_failure(J, msg);
     error_msg(TIPC_EDIST, "launch: %s: %s", J->where, msg);
     error_hint("start `tipc launch` on those nodes with the same --ips/--master, or raise --join_timeout");
+    char from[64];
+    unsigned long refused = J->server ? rdzv_server_refused(J->server, from, sizeof from) : 0;
+    if (refused)   /* a node of this job with another token looks like a stranger to the store */
+        error_hint("the store refused %lu connection%s for a wrong token (the last from %s): a node started with "
+                   "another command, job id or TIPC_JOB_TOKEN, or a client of another job", refused,
+                   refused == 1 ? "" : "s", from);
     free(msg), free(names);
     return TIPC_EDIST;
 }
