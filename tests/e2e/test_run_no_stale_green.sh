@@ -3,7 +3,8 @@
 # refused (exit 2: a config or option error) leaves no passing report behind. The previous run's
 # green OUTPUT/tipc/junit.xml, OUTPUT/tipc/report.html and --junit file are replaced, as the run
 # starts, by a failing "incomplete" version, and by a failing "refused" one when the run is refused;
-# the real reports are written at the end. Real runs of a 32-line config (stub interpreter).
+# the real reports are written at the end; a run interrupted after a passing stage is not green
+# either. Real runs of a 32-line config (stub interpreter).
 . "$ROOT/tests/e2e/lib.sh"
 CFG="$ROOT/tests/fixtures/golden/s6_train_infer/config.txt"
 [ -f "$CFG" ] || skip "no golden fixtures"
@@ -66,6 +67,23 @@ rc=0; "$TIPC" run "$CFG" lite_train_lite_infer --junit j.xml --stage-timeout 5x 
 [ "$rc" = 2 ] || fail "bad option: exit $rc"
 v=$(verdict j.xml); [ "${v%%:*}" = red ] && grep -q refused j.xml || fail "bad option: j.xml still passes: $v"
 
-# 4. the next passing run is green again
+# 4. SIGTERM (a CI cancel) while a stage runs that catches it and exits 0: exit 130, and no report
+#    says passed (the stage that ran did pass; the run did not)
+green_run
+mkdir -p trap && cat > trap/python3.7 <<'SH'
+#!/bin/sh
+trap 'exit 0' TERM
+sleep 30 & wait
+SH
+chmod +x trap/python3.7
+PATH="$PWD/trap:$PATH" "$TIPC" run "$CFG" lite_train_lite_infer --junit j.xml >out.txt 2>err.txt &
+pid=$!
+for _ in $(seq 100); do grep -q '^\[1/' err.txt && break; sleep 0.1; done
+sleep 0.3
+kill -TERM $pid; rc=0; wait $pid || rc=$?
+[ "$rc" = 130 ] || fail "SIGTERM: exit $rc, want 130: $(tail -5 err.txt)"
+all_red "SIGTERM" interrupted
+
+# 5. the next passing run is green again
 green_run
 echo PASS
