@@ -14,12 +14,19 @@
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-/* A regular file, a link to one, or nothing yet: what may get a stand-in report. */
+/* A regular file, a link to one, or nothing yet in an existing folder: what may get a stand-in
+ * report (where the folder is missing no old report can be, and the run may yet create it). */
 static bool plain_target(const char *path)
 {
     struct stat st;
     if (stat(path, &st) == 0) return S_ISREG(st.st_mode);
-    return errno == ENOENT;
+    if (errno != ENOENT) return false;
+    const char *slash = strrchr(path, '/');
+    if (!slash) return true;
+    char *dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+    bool ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    free(dir);
+    return ok;
 }
 
 char *pending_run_cmd(const struct pending *pd)
