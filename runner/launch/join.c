@@ -1,7 +1,7 @@
 /* join.c: the launcher's side of the job's rendezvous. Node 0 serves the KV store; every
  * node publishes its view (node/N), waits for all views, checks they agree, then keeps a watcher
  * thread that sends heartbeats (alive/N) and long-polls the job's failure notice (fail). Node 0's
- * watcher also declares a node dead when its heartbeats stop. Keys: rdzv_server.h. */
+ * watcher also declares a node dead when its heartbeats stop. Keys: docs/distributed.md "Protocol". */
 #include "internal.h"
 
 #include <errno.h>

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../../core/check.h"
+#include "../../core/sha256.h"
 #include "../../core/banned.h"
 
 #define SECRET_BYTES 32
@@ -53,21 +54,19 @@ static bool per_node_flag(const char *w)
 char *launch_fingerprint(const struct launch_opts *o)
 {
     const char *run = getenv("TIPC_JOB_FINGERPRINT");
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int ml = 0;
-    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) BUG("SHA-256 unavailable");
-    if (run && *run) EVP_DigestUpdate(ctx, run, strlen(run) + 1);
+    struct sha256 h;
+    char md[65];
+    sha256_init(&h);
+    if (run && *run) sha256_update(&h, run, strlen(run) + 1);
     else
         for (int i = 0; i < o->ncmd; i++) {
             const char *w = o->cmd[i];
             bool masked = per_node_flag(w);
-            EVP_DigestUpdate(ctx, w, masked ? strcspn(w, "=") : strlen(w) + 1);
+            sha256_update(&h, w, masked ? strcspn(w, "=") : strlen(w) + 1);
             if (masked && !strchr(w, '=') && i + 1 < o->ncmd) i++;   /* "--output-dir DIR": skip DIR */
         }
-    EVP_DigestFinal_ex(ctx, md, &ml);
-    EVP_MD_CTX_free(ctx);
-    return hex(md, 8);
+    sha256_final_hex(&h, md);
+    return xstrndup(md, 16);
 }
 
 /* Does host resolve to loopback addresses only? */
