@@ -145,7 +145,7 @@ static void look(struct rdzv_gate *G, int fd)
 /* Take the connections the listening socket holds, making room for each. */
 static void take(struct rdzv_gate *G)
 {
-    for (int k = 0; k < 64; k++) {
+    for (int k = 0; k < 16; k++) {   /* a few at a time, between looks at the waiting ones */
         struct waiting w = {.alen = sizeof w.addr};
         w.fd = accept4(G->o.listen_fd, (struct sockaddr *)&w.addr, &w.alen, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (w.fd < 0) {
@@ -183,11 +183,13 @@ static void *gate_main(void *arg)
             timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
         }
         int n = epoll_wait(G->ep, ev, 64, timeout);
-        for (int i = 0; i < n; i++) {
-            if (ev[i].data.u64 == GATE_EV_STOP) return NULL;
-            if (ev[i].data.u64 == GATE_EV_LISTEN) take(G);
+        bool listen = false;
+        for (int i = 0; i < n; i++) {   /* headers that arrived first, then new connections: a burst of */
+            if (ev[i].data.u64 == GATE_EV_STOP) return NULL;   /* them cannot push out one that is complete */
+            if (ev[i].data.u64 == GATE_EV_LISTEN) listen = true;
             else look(G, (int)(ev[i].data.u64 - 2));
         }
+        if (listen) take(G);
         double now = now_seconds();
         while (G->nw && now - G->w[0].born >= G->o.deadline_s) drop(G, 0);   /* headers late: closed */
     }
