@@ -1,6 +1,7 @@
 /* check.c: message printing, the replaceable die routine, and checked allocation. */
 #include "check.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,14 +50,32 @@ static bool make_visible(const char *s, char *out, size_t cap)
     return cr;
 }
 
+static char first_error[1024];   /* error_first(): the process's first error line */
+static pthread_once_t first_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t first_mu;
+static void first_init(void) { pthread_mutex_init(&first_mu, NULL); }
+
+const char *error_first(void) { return first_error; }
+
 /* One fprintf per message so concurrent ranks do not interleave inside a line. */
-static void vreport(const char *head, const char *fmt, va_list ap)
+static void vreport(const char *head, const char *fmt, va_list ap, bool is_error)
 {
     char buf[4096], vis[8192];
     int n = snprintf(buf, sizeof buf, "%s%s", msg_prefix, head);
     if (n < 0 || (size_t)n >= sizeof buf) n = 0;
     vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
     bool cr = make_visible(buf, vis, sizeof vis);
+    if (is_error) {
+        pthread_once(&first_once, first_init);
+        pthread_mutex_lock(&first_mu);
+        if (!first_error[0]) {   /* cut to the buffer: a report needs the start of it */
+            size_t len = strlen(vis);
+            if (len >= sizeof first_error) len = sizeof first_error - 1;
+            memcpy(first_error, vis, len);
+            first_error[len] = 0;
+        }
+        pthread_mutex_unlock(&first_mu);
+    }
     fprintf(stderr, "%s\n", vis);
     if (cr)
         fprintf(stderr, "%shint: '\\r' is a carriage return: the file has Windows (CRLF) line endings; convert "
@@ -73,7 +92,7 @@ enum tipc_status error_at(enum tipc_status st, const char *file, int line, const
         snprintf(head, sizeof head, "%s: ", file);
     va_list ap;
     va_start(ap, fmt);
-    vreport(head, fmt, ap);
+    vreport(head, fmt, ap, true);
     va_end(ap);
     return st;
 }
@@ -82,7 +101,7 @@ enum tipc_status error_msg(enum tipc_status st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport("tipc: error: ", fmt, ap);
+    vreport("tipc: error: ", fmt, ap, true);
     va_end(ap);
     return st;
 }
@@ -91,7 +110,7 @@ void error_hint(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport("hint: ", fmt, ap);
+    vreport("hint: ", fmt, ap, false);
     va_end(ap);
 }
 
@@ -99,7 +118,7 @@ void warning_msg(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport("tipc: warning: ", fmt, ap);
+    vreport("tipc: warning: ", fmt, ap, false);
     va_end(ap);
 }
 

@@ -30,6 +30,9 @@ enum tipc_status error_at(enum tipc_status st, const char *file, int line, const
     TIPC_PRINTF(4, 5);
 enum tipc_status error_msg(enum tipc_status st, const char *fmt, ...) TIPC_PRINTF(2, 3);
 void error_hint(const char *fmt, ...) TIPC_PRINTF(1, 2);
+/* The first error_at/error_msg line this process printed (as printed, without the newline), or ""
+ * when none: why a run that stopped early stopped, for its report. */
+const char *error_first(void);
 void warning_msg(const char *fmt, ...) TIPC_PRINTF(1, 2);
 
 /* Die routine: called with the formatted message; must not return. Default prints and exits. */

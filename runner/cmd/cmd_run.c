@@ -104,6 +104,10 @@ int cmd_run(int argc, char **argv)
 {
     struct run_opts a;
     bool help;
-    TRY(parse_args(argc, argv, &a, &help));
+    enum tipc_status st = parse_args(argc, argv, &a, &help);
+    if (st != TIPC_OK) {
+        run_refused(&a, st);   /* no stale green in the --junit file */
+        return st;
+    }
     return help ? TIPC_OK : run_config(&a);
 }

@@ -416,12 +416,13 @@ int launch_run(struct launch_opts *o)
         free(cause);
         job_leave(&J, code == 0);
     } else {
-        long h = J.cl.last_http;   /* tell the others, if the store is there and took our token */
+        /* tell the others, if this node had joined (its view is in the store): a node refused at the
+         * door (another job's, a second launch of a node) writes nothing into that job's store */
         char *msg = st == TIPC_EINTR ? xasprintf("node %d (%s) was interrupted while joining", o->node_rank, o->self_ip)
                                      : xasprintf("node %d (%s) failed to join (see its launcher's output)",
                                                  o->node_rank, o->self_ip);
         if (st == TIPC_EINTR) error_msg(st, "launch: %s", msg);
-        if (J.cl.base && (h == 200 || h == 404 || h == 412)) job_post_failure(&J, msg);
+        if (J.cl.base && J.published) job_post_failure(&J, msg);
         free(msg);
         job_abort_join(&J);
     }

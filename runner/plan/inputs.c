@@ -89,7 +89,8 @@ static bool report_missing(struct missing *m, const struct stage *s, const char 
     m->v = xgrow(m->v, sizeof *m->v, m->n + 1, &m->cap);
     m->v[m->n++] = xstrdup(path);
     if (path[0] == '/') error_at(TIPC_EUSAGE, config_path, s->line, "'%s' does not exist", path);
-    else error_at(TIPC_EUSAGE, config_path, s->line, "'%s' does not exist in the config's folder or any folder above it", path);
+    else error_at(TIPC_EUSAGE, config_path, s->line, "'%s' does not exist in the config's folder, any folder above it "
+                  "or the working directory", path);
     error_hint("paths in a config are relative to the folder that holds its configs/ (the repository root or "
                "PREFIX/share/tipc); see README \"Running from anywhere\"");
     return false;
@@ -103,7 +104,8 @@ static bool resolve_one(struct stage *s, const char *config_path, char **word, c
     if (!*path) return true;
     if (path[0] == '/') return exists(path) || report_missing(m, s, config_path, path);
     char *base = find_base(config_path, path);
-    if (!base) return report_missing(m, s, config_path, path);
+    if (!base)   /* the last place, where the original harness looks first: the working directory */
+        return exists(path) || report_missing(m, s, config_path, path);
     if (!same_dir(base, ".")) {
         char *abs = xasprintf("%s%s%s", base, strcmp(base, "/") ? "/" : "", path);
         replace_in_cmd(&s->cmd, lead, path, abs);

@@ -87,6 +87,10 @@ extern const char *const plan_modes[]; /* NULL-terminated list of known MODEs */
 enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const char *mode,
                             const struct plan_opts *o);
 void plan_free(struct plan *p);
+/* The output directory plan_build would give this config (--output, else the dialect's default),
+ * malloc'ed; NULL when the config cannot say (no model_name). For a run refused before its plan
+ * exists: the folder whose reports must not stay green. */
+char *plan_output_dir(const struct tipc_config *cfg, const char *mode, const struct plan_opts *o);
 /* Number of stages that run a command (train, eval, export, infer; not NOTE, LINKS, COPY, APPEND). */
 int plan_count_runs(const struct plan *p);
 const char *stage_kind_name(enum stage_kind k);

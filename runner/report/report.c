@@ -73,9 +73,29 @@ char *report_case_name(const struct report *r, const struct report_case *c)
     return xasprintf("%s.%s.%s[%s]", r->model, r->mode, c->kind, c->matrix);
 }
 
+/* s on one line: a newline, carriage return or other control character (a newline in --output
+ * reaches every command that writes there) is written visibly as \n, \r, \xNN; tabs stay. */
+static char *one_line(const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; *p; p++) n += (unsigned char)*p < 0x20 || *p == 0x7f ? 4 : 1;
+    char *out = xmalloc(n + 1), *o = out;
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\t' || (c >= 0x20 && c != 0x7f)) *o++ = (char)c;
+        else if (c == '\n' || c == '\r') *o++ = '\\', *o++ = c == '\n' ? 'n' : 'r';
+        else o += snprintf(o, 5, "\\x%02x", c);
+    }
+    *o = 0;
+    return out;
+}
+
 char *report_status_line(const char *model, const char *cmd, bool ok)
 {
-    return xasprintf("Run %s with command - %s - %s!", ok ? "successfully" : "failed", model, cmd);
+    char *m = one_line(model), *c = one_line(cmd);
+    char *line = xasprintf("Run %s with command - %s - %s!", ok ? "successfully" : "failed", m, c);
+    free(m), free(c);
+    return line;
 }
 
 static struct report_case *add_case(struct report *r, const char *kind, const char *matrix, const char *cmd, int line)
@@ -207,8 +227,10 @@ void report_summary(const struct report *r, FILE *table, FILE *out)
             }
             if (c->outcome == CASE_SKIPPED) snprintf(secs, sizeof secs, "-");
             else snprintf(secs, sizeof secs, "%.1f", c->seconds);
+            char *log = one_line(c->log_path ? c->log_path : "-");
             fprintf(table, "%4d  %-*s  %s%-9s%s %9s  %s\n", i + 1, w, name, col ? color : "", status, col ? RESET : "",
-                    secs, c->log_path ? c->log_path : "-");
+                    secs, log);
+            free(log);
             if (c->reason) fprintf(table, "%4s    reason: %s\n", "", c->reason);
             for (const char *wl = c->warnings; wl && *wl;) {   /* each warning line, as the log has it */
                 size_t k = strcspn(wl, "\n");
@@ -274,4 +296,13 @@ enum tipc_status report_emit_summary(const struct report *r, struct metrics *m)
     return metrics_emit(m, "summary", json_pack("{s:i, s:i, s:i, s:f}", "passed", report_count(r, CASE_PASSED),
                                                 "failed", report_count(r, CASE_FAILED), "skipped",
                                                 report_count(r, CASE_SKIPPED), "seconds", wall_seconds() - r->started));
+}
+
+void report_fail_run(struct report *r, const char *cmd, const char *reason, int status)
+{
+    struct report_case *c = add_case(r, "run", "", cmd, 0);
+    c->outcome = CASE_FAILED;
+    c->status = status;
+    c->reason = xstrdup(reason);
+    c->started = wall_seconds();
 }

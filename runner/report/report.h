@@ -71,7 +71,12 @@ enum tipc_status report_stage(struct report *r, const char *kind, const char *ma
 void report_skip(struct report *r, int k, int total, const char *kind, const char *matrix, const char *cmd,
                  const char *reason, int line);
 
-/* Format one status line (without colour or newline) into a malloc'ed string. */
+/* A failing case for the run itself (kind "run"), printed nowhere: a run that did not end, was
+ * refused, or stopped with an error is never a passing report (`cmd`: the run's own command line). */
+void report_fail_run(struct report *r, const char *cmd, const char *reason, int status);
+
+/* Format one status line (without colour or newline) into a malloc'ed string; control characters
+ * of model and command (a newline in --output) are written visibly (\n), so it is one line. */
 char *report_status_line(const char *model, const char *cmd, bool ok);
 
 int report_count(const struct report *r, enum case_outcome o);

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "cluster.h"           /* defines: run_check_cluster */
+#include "lock.h"              /* defines: run_lock_take, run_lock_try */
+#include "pending.h"           /* defines: pending_incomplete, pending_stopped */
 #include "proc.h"              /* defines: proc_run, proc_signals_init */
 #include "steps.h"             /* defines: cwd_enter, status_from_file, subst_model, run_repo_prepare */
 #include "tee.h"               /* defines: tee_start, tee_finish */
@@ -236,23 +238,41 @@ static enum tipc_status run_one(struct run_state *R, int i, int k)
     return rs;
 }
 
-static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a, const char *config_sha256)
+/* The output folder is this run's (lock.h) and its reports say "incomplete" until the end
+ * (pending.h); then what runs before the stages: the repo's prepare.sh, our data. */
+static enum tipc_status claim_output(const struct plan *p, const struct run_opts *a, const struct pending *pd,
+                                     const char *own, int *lock)
 {
+    TRY(mkdir_p(p->log_dir));
+    TRY(dir_check_writable(p->log_dir, "output folder"));   /* before any stage runs */
+    /* tipc's own files (stage logs it keeps, metrics, reports, the lock) in one folder the original never uses */
+    TRY(mkdir_p(own));
+    char *what = xasprintf("%s %s", a->config, a->mode);
+    enum tipc_status st = run_lock_take(p->log_dir, own, what, lock);
+    free(what);
+    TRY(st);
+    pending_incomplete(pd, false, own);
     if (a->prepare) {
         char *me = self_exe_path();
         enum tipc_status ps = run_repo_prepare(a->config, a->mode, me);
         free(me);
         TRY(ps);
     }
-    TRY(mkdir_p(p->log_dir));
     if (p->results_header) TRY(append_line(p->status_log, p->results_header)); /* PaddleSeg */
-    TRY(dir_check_writable(p->log_dir, "output folder"));   /* before any stage runs */
     /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
     if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode, &a->prep));
-    /* tipc's own files (stage logs it keeps, metrics, reports) in one folder the original never uses */
+    return TIPC_OK;
+}
+
+/* *reported: the run's real reports were written (else the caller writes the stand-in). */
+static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a, const char *config_sha256,
+                                 const struct pending *pd, bool *reported)
+{
     char *own = xasprintf("%s/tipc", p->log_dir);
-    enum tipc_status st = mkdir_p(own);
+    int lock = -1;
+    enum tipc_status st = claim_output(p, a, pd, own, &lock);
     if (st != TIPC_OK) {
+        run_lock_release(lock);
         free(own);
         return st;
     }
@@ -287,6 +307,15 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a,
         if (ws == TIPC_OK) ws = report_emit_stage(&r, r.n - 1, &mx);
         if (ws != TIPC_OK) st = ws; /* a log or the metrics file cannot be written: stop */
     }
+    char *why = interrupted() ? xasprintf("interrupted after %d of %d commands", r.n, total)
+              : st != TIPC_OK ? xasprintf("stopped after %d of %d commands: exit %d (%s)%s%s", r.n, total, (int)st,
+                                          tipc_status_name(st), *error_first() ? ": " : "", error_first())
+                              : NULL;
+    if (why) {   /* a run that did not end as planned is never a passing report */
+        char *cmd = pending_run_cmd(pd);
+        report_fail_run(&r, cmd, why, interrupted() ? TIPC_EINTR : (int)st);
+        free(cmd), free(why);
+    }
     report_summary(&r, stderr, stdout);
     enum tipc_status ms = report_emit_summary(&r, &mx);
     if (st == TIPC_OK) st = ms;
@@ -301,6 +330,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a,
     enum tipc_status hs = report_html(&r, metrics + strlen("TIPC_METRICS="), html);
     if (hs != TIPC_OK && st == TIPC_OK) st = hs;
     free(html);
+    *reported = true;
     if (interrupted()) {
         error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, total);
         st = TIPC_EINTR;
@@ -308,6 +338,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a,
         st = TIPC_EFAIL;
     }
     report_free(&r);
+    run_lock_release(lock);
     free(R.done);
     free(own_junit);
     free(metrics);
@@ -330,25 +361,55 @@ static void restarts_check(const struct plan *p, const struct run_opts *a)
                         : "restarts are tipc launch's; this config's trainings use its own launcher");
 }
 
+/* The run ended (st) without its real reports: the --junit file, and OUTPUT/tipc's reports when
+ * that folder exists and no other run holds it, say so instead of what the last run said. */
+static void stopped_reports(const struct pending *pd, const char *out_dir, enum tipc_status st)
+{
+    char *own = out_dir ? xasprintf("%s/tipc", out_dir) : NULL;
+    struct stat sb;
+    int lock = -1;
+    bool mine = own && stat(own, &sb) == 0 && S_ISDIR(sb.st_mode) && run_lock_try(own, &lock);
+    pending_stopped(pd, mine ? own : NULL, st);
+    run_lock_release(lock);
+    free(own);
+}
+
+void run_refused(const struct run_opts *a, enum tipc_status st)
+{
+    struct pending pd = {a->config, a->mode, NULL, a->junit};
+    if (a->junit) pending_stopped(&pd, NULL, st);
+}
+
 enum tipc_status run_config(const struct run_opts *a)
 {
-    char why[PATH_MAX + 256];
+    struct pending pd = {a->config, a->mode, NULL, a->junit};
+    if (!a->dry_run) pending_incomplete(&pd, true, NULL);   /* first: whatever stops this run now */
+    char why[PATH_MAX + 256], *out_dir = NULL, *model = NULL;
+    bool reported = false;
+    enum tipc_status st = TIPC_EUSAGE;
     const struct dialect *d = dialect_choose(a->config, a->dialect, why, sizeof why);
-    if (!d) return TIPC_EUSAGE;
     struct tipc_config cfg;
-    TRY(cfg_load_opts(&cfg, a->config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
-    struct plan p;
-    struct plan_opts po = {.output_dir = a->output, .gpuid = a->gpuid, .dialect = d, .dialect_why = why,
-                           .max_restarts = a->max_restarts};
-    enum tipc_status st = plan_build(&p, &cfg, a->mode, &po);
-    if (st == TIPC_OK) {
-        restarts_check(&p, a);
-        st = plan_resolve_inputs(&p, a->config);   /* before anything runs */
-        if (st == TIPC_OK) st = run_check_cluster(&p, a->config);
-        if (st == TIPC_OK && a->dry_run) print_plan(&p, a);
-        else if (st == TIPC_OK) st = run_plan(&p, a, cfg.sha256);
-        plan_free(&p);
+    if (d) st = cfg_load_opts(&cfg, a->config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0));
+    if (d && st == TIPC_OK) {
+        struct plan p;
+        struct plan_opts po = {.output_dir = a->output, .gpuid = a->gpuid, .dialect = d, .dialect_why = why,
+                               .max_restarts = a->max_restarts};
+        out_dir = plan_output_dir(&cfg, a->mode, &po);
+        model = xstrdup(cfg_at(&cfg, 1)->value);
+        pd.model = model;
+        st = plan_build(&p, &cfg, a->mode, &po);
+        if (st == TIPC_OK) {
+            restarts_check(&p, a);
+            st = plan_resolve_inputs(&p, a->config);   /* before anything runs */
+            if (st == TIPC_OK) st = run_check_cluster(&p, a->config);
+            if (st == TIPC_OK && a->dry_run) print_plan(&p, a);
+            else if (st == TIPC_OK) st = run_plan(&p, a, cfg.sha256, &pd, &reported);
+            plan_free(&p);
+        }
+        cfg_free(&cfg);
     }
-    cfg_free(&cfg);
+    if (st != TIPC_OK && !reported && !a->dry_run) stopped_reports(&pd, out_dir, st);
+    free(out_dir);
+    free(model);
     return st;
 }

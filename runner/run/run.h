@@ -20,5 +20,8 @@ struct run_opts {
 /* The run's status: TIPC_OK when every stage passed, TIPC_EFAIL when one failed or was skipped,
  * TIPC_EINTR when interrupted, or the error that stopped it (config, plan, output folder). */
 enum tipc_status run_config(const struct run_opts *o);
+/* The command line was refused (st) before run_config: a failing --junit report saying so, in
+ * place of whatever an earlier run left there (pending.h). */
+void run_refused(const struct run_opts *o, enum tipc_status st);
 
 #endif
