@@ -54,7 +54,9 @@ enum tipc_status train_log_end(struct train_log *l);
 /* Share of this run's training time spent waiting on communication (0 before any epoch). */
 double train_log_comm_exposed_share(const struct train_log *l);
 enum tipc_status train_log_eval(struct train_log *l, int epoch, double top1, double top5);
-/* Erase the bar before other output is printed (the next tick draws it again). */
+/* Erase the bar before other output is printed (the next tick draws it again). train_log_window,
+ * _epoch, _eval and _end do it themselves (their callers print a line next), and so does every
+ * error and warning message (core/check.h's message hook) while a bar is open. */
 void train_log_clear(struct train_log *l);
 void train_log_close(struct train_log *l);
 

@@ -139,6 +139,7 @@ static enum tipc_status save_step(const struct train_opts *o, const struct ckpt_
         free(p);
     }
     kept[0] = kept[1], kept[1] = m->step;
+    if (o->log) train_log_clear(o->log);   /* a line of its own, not glued to the bar */
     if (o->rank == 0)
         printf("saved '%s/step_%lld.ckpt' (epoch %d, %d of %d steps) and latest.ckpt\n", o->r.output_dir,
                (long long)m->step, m->epoch, m->step_in_epoch, m->steps_per_epoch);
@@ -200,6 +201,7 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
             break;
         }
         m->step++;
+        if (s.skipped && o->log) train_log_clear(o->log);
         if (s.skipped && o->rank == 0)
             printf("AMP: step %lld: a gradient was not finite: update skipped, loss scale now %g (%ld skipped so far)\n",
                    (long long)m->step, s.loss_scale, s.skipped_total);
@@ -334,6 +336,15 @@ enum tipc_status train_run(const struct train_opts *o)
         error_hint("resume mid-epoch with the batch size, data and ranks it was saved with");
     }
     if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0, 0);
+    char origin[512];   /* which data this is, for the run's record (train_start) */
+    bool synthetic = false;
+    if (st == TIPC_OK) source_origin(&val, r, origin, sizeof origin, &synthetic);
+    if (st == TIPC_OK && synthetic && o->real_data) {
+        st = error_msg(TIPC_EDATA, "the data is synthetic (%s), and real data is required (--real-data or "
+                       "TIPC_REAL_DATA)", origin);
+        error_hint("put the dataset at DataLoader.data_path '%s' (`TIPC_OFFLINE=0 tipc prepare CONFIG MODE` "
+                   "fetches the configs' data)", r->data_path);
+    }
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
     mobilenet_v3_small_build(&net, &cfg, N, o->be);
@@ -366,6 +377,8 @@ enum tipc_status train_run(const struct train_opts *o)
                              "output_dir", r->output_dir, "restart", o->restart, "start_step", (json_int_t)m.step,
                              "precision", precision_name(o->amp.prec));
     if (info && resume) json_object_set_new(info, "resumed_from", json_string(resume));
+    if (info) json_object_set_new(info, "data_origin", json_string(origin));
+    if (info) json_object_set_new(info, "data_synthetic", json_boolean(synthetic));
     if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch, info)) != TIPC_OK)
         goto out;
     if (!o->log) json_decref(info);

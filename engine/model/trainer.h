@@ -35,6 +35,7 @@ struct train_opts {
                                  (resume.h); `resume`, then `pretrained`, when there is none */
     int restart;              /* the attempt's number under tipc launch --max_restarts (0: the first) */
     bool test_only;
+    bool real_data;           /* refuse synthetic data (in memory, or a folder tipc prepare synthesised): exit 3 */
     int rank, world;          /* from the environment */
     int threads;              /* CPU threads (0: default) */
     int local_rank;           /* rank within this node (checkpoint writer when 0) */

@@ -49,7 +49,7 @@ struct train_flags {
     struct opt_list over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world, save_steps, restart;
     double lr;
-    bool test_only, use_gpu;
+    bool test_only, use_gpu, real_data;
     struct comm_opts comm;
     bool cuda_graph;
     struct backend_settings eng;
@@ -142,6 +142,9 @@ int cmd_train(int argc, char **argv)
          "a collective that takes longer fails naming the rank (default 300)", "TIPC_COMM_TIMEOUT", NULL},
         {"--watchdog", NULL, OPT_INT, &f.comm.watchdog_s, NULL, 0, 86400, "S",
          "abort the job when a collective is stuck this long (0: the timeout + 5 s)", "TIPC_WATCHDOG", NULL},
+        {"--real-data", NULL, OPT_SWITCH, &f.real_data, NULL, 0, 0, NULL,
+         "refuse synthetic data (made in memory, or tipc prepare's synthetic default\n"
+         "in the data folder): exit 3 (tipc run --real-data sets TIPC_REAL_DATA)", "TIPC_REAL_DATA", NULL},
         {"TIPC_METRICS", NULL, OPT_STR, &f.metrics, NULL, 0, 0, "FILE", "append the training metrics (JSON lines) to FILE (set by tipc run)", "TIPC_METRICS", NULL},
         {"TIPC_STAGE", NULL, OPT_STR, &f.stage, NULL, 0, 0, "NAME", "this stage's name in the run's report (set by tipc run)", "TIPC_STAGE", NULL},
         {"TIPC_RESTART_COUNT", NULL, OPT_INT, &f.restart, NULL, 0, 1000, "N",
@@ -161,6 +164,7 @@ int cmd_train(int argc, char **argv)
     if (st == TIPC_OK && !help) st = apply_flags(&o, &f);
     if (st == TIPC_OK && !help) {
         o.pretrained = f.pretrained, o.resume = f.resume, o.test_only = f.test_only, o.threads = f.threads;
+        o.real_data = f.real_data;
         o.restart = f.restart;
         o.resume_auto = f.restart > 0 || (f.resume && !strcmp(f.resume, "auto"));
         if (f.resume && !strcmp(f.resume, "auto")) o.resume = NULL;

@@ -93,9 +93,14 @@ static char *cmd_text(const struct launch_opts *o)
     return s;
 }
 
+/* While a node waits for others: a line every WAIT_NOTE_SECONDS naming whom it waits for, so a
+ * person watching knows it is not hung and which node to look at. */
+#define WAIT_NOTE_SECONDS 5.0
+
 /* Wait for the server to answer at all (node 0 may start later than we do). */
 static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
 {
+    double t0 = now_seconds(), next_note = t0 + WAIT_NOTE_SECONDS;
     for (;;) {
         bool found;
         enum tipc_status st = rdzv_get(&J->cl, "node/0", 0, true, &found, NULL, NULL);
@@ -108,6 +113,11 @@ static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
             error_hint("start `tipc launch` on node 0 (%s) with the same --ips/--master; check the port and firewall",
                        J->o->master_host);
             return TIPC_EDIST;
+        }
+        if (now_seconds() >= next_note) {
+            fprintf(stderr, "launch: %s: waiting for the rendezvous server %s:%d (node 0): %.0f s of %d s\n",
+                    J->where, J->o->master_host, J->port, now_seconds() - t0, J->o->join_timeout_s);
+            next_note += WAIT_NOTE_SECONDS;
         }
         usleep(200 * 1000);
     }
@@ -173,8 +183,8 @@ static enum tipc_status check_notice(struct launch_job *J)
     return TIPC_OK;
 }
 
-/* Name every node whose view is still missing, post the notice, fail. */
-static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
+/* "node 1 (10.0.0.2, ranks 2-3), ...": every node from first_missing on whose view is missing. */
+static char *missing_nodes(struct launch_job *J, int first_missing)
 {
     char *names = xstrdup("");
     for (int i = first_missing; i < J->o->nnodes; i++) {
@@ -190,6 +200,13 @@ static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
         free(names);
         names = t;
     }
+    return names;
+}
+
+/* Name every node whose view is still missing, post the notice, fail. */
+static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
+{
+    char *names = missing_nodes(J, first_missing);
     char *msg = xasprintf("%s never joined within %d s (world size %d)", names, J->o->join_timeout_s,
                           J->o->nnodes * J->o->nproc);
     job_post_failure(J, msg);
@@ -229,7 +246,7 @@ enum tipc_status job_join_round(struct launch_job *J)
 {
     struct launch_opts *o = J->o;
     rdzv_client_set_round(&J->cl, J->round);
-    double deadline = now_seconds() + o->join_timeout_s;
+    double t0 = now_seconds(), deadline = t0 + o->join_timeout_s, next_note = t0 + WAIT_NOTE_SECONDS;
     TRY(wait_for_server(J, deadline));
     TRY(publish_view(J));
     for (int i = 0; i < o->nnodes; i++) {
@@ -239,6 +256,13 @@ enum tipc_status job_join_round(struct launch_job *J)
         while (!found && st == TIPC_OK) {
             double left = deadline - now_seconds();
             if (left <= 0) break;
+            if (now_seconds() >= next_note) {
+                char *names = missing_nodes(J, i);
+                fprintf(stderr, "launch: %s: waiting for %s to join: %.0f s of %d s\n", J->where, names,
+                        now_seconds() - t0, o->join_timeout_s);
+                free(names);
+                next_note += WAIT_NOTE_SECONDS;
+            }
             st = rdzv_get(&J->cl, k, left < 0.5 ? (int)(left * 1000) + 1 : 500, false, &found, &val, NULL);
             if (!st && !found) st = check_notice(J);
             if (!st && !found && interrupted()) st = TIPC_EINTR;

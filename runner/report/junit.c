@@ -31,14 +31,16 @@ static void write_case(struct xw *j, const struct report *r, const struct report
     xw_attrf(j, "time", "%.3f", c->seconds);
     if (c->outcome == CASE_FAILED) {
         xw_start(j, "failure");
-        xw_attr(j, "message", c->reason);
+        char *message = report_failure_message(c);   /* what a CI page shows first: the error itself */
+        xw_attr(j, "message", message);
         char type[32];
         snprintf(type, sizeof type, "exit %d", c->status);
         xw_attr(j, "type", type);
         bool cut = false;
         char *tail = xml_text_file_tail(c->log_path, LOG_TAIL_BYTES, &cut);
         const char *what = !tail ? "(no log" : !*tail ? "(empty log " : cut ? "(last lines of " : "(";
-        char *head = xasprintf("%s\n%s%s)\n", c->reason, what, tail ? c->log_path : "");
+        char *head = xasprintf("%s\n%s%s)\n", message, what, tail ? c->log_path : "");
+        free(message);
         xw_text(j, head);
         if (tail) xw_text(j, tail);
         free(head);
@@ -95,6 +97,12 @@ enum tipc_status report_junit(const struct report *r, const char *path)
     property(&j, "config", r->config);
     property(&j, "model", r->model);
     property(&j, "mode", r->mode);
+    for (int i = 0; i < r->ndata; i++) {   /* which data the run used: "data/lite_data: fetched URL ..." */
+        char *name = xasprintf("data.%s", r->data[i].name), *val = xasprintf("%s: %s", r->data[i].dest, r->data[i].origin);
+        property(&j, name, val);
+        free(name), free(val);
+    }
+    if (!r->ndata) property(&j, "data", "not prepared by this run (--no-prepare, or a Paddle config)");
     xw_end(&j);
     for (int i = 0; i < r->n; i++) write_case(&j, r, &r->c[i]);
     free(suite);

@@ -125,7 +125,7 @@ static void test_skipped_and_table(void **state)
     assert_int_equal(report_stage(&r, "train", "t", "train.py", NULL, 134, NULL, 0, 2.0, 13), TIPC_OK);
     struct capture c;
     capture_stderr_begin(&c);
-    report_skip(&r, 2, 2, "eval", "t", "eval.py", "train[t] failed", 17);
+    report_skip(&r, 2, 2, "eval", "t", "eval.py", "train[t] failed", 17, false);
     char *err = capture_stderr_end(&c);
     fflush(stdout);
     dup2(saved, 1);
