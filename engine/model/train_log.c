@@ -2,11 +2,13 @@
 #include "train_log.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../../core/check.h"
+#include "../dist/comm.h"
 #include "../../core/time.h"
 #include "../../core/banned.h"
 
@@ -122,15 +124,33 @@ void train_log_tick(struct train_log *l, int epoch, int it, float loss, double l
     draw(l, epoch, it, lr, l->step_ema > 0 ? images / l->step_ema : 0, last);
 }
 
+void train_log_set_comm(struct train_log *l, struct comm *c, int local_rank)
+{
+    l->comm = l->world > 1 ? c : NULL;
+    l->local_rank = local_rank;
+}
+
+static enum tipc_status emit_step(struct train_log *l, int rank, int epoch, int it, long global_step, const double v[4])
+{
+    json_t *o = json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:i, s:i}", "epoch", epoch, "iter", it, "step",
+                          (json_int_t)global_step, "loss", v[0], "lr", v[1], "top1", v[2], "ips", v[3], "rank", rank,
+                          "world", l->world);
+    return metrics_emit(&l->m, "train_step", o);
+}
+
 enum tipc_status train_log_window(struct train_log *l, int epoch, int it, long global_step, double loss,
                                   double lr, double top1, double ips)
 {
     train_log_clear(l);   /* the caller prints its line next */
-    if (l->m.fd < 0) return TIPC_OK;
-    return metrics_emit(&l->m, "train_step",
-                        with_rank(l, json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f}", "epoch", epoch, "iter", it,
-                                               "step", (json_int_t)global_step, "loss", loss, "lr", lr, "top1",
-                                               top1, "ips", ips)));
+    double mine[4] = {loss, lr, top1, ips};
+    if (!l->comm) return l->m.fd < 0 ? TIPC_OK : emit_step(l, l->rank, epoch, it, global_step, mine);
+    /* every rank takes part, metrics file or not: the collective needs them all */
+    double *all = xmalloc(sizeof mine * (size_t)l->world);
+    enum tipc_status st = comm_allgather(l->comm, mine, all, sizeof mine);
+    for (int r = 0; st == TIPC_OK && l->local_rank == 0 && l->m.fd >= 0 && r < l->world; r++)
+        st = emit_step(l, r, epoch, it, global_step, all + 4 * r);
+    free(all);
+    return st;
 }
 
 enum tipc_status train_log_epoch(struct train_log *l, int epoch, double seconds, long images, double comm_exposed_s,

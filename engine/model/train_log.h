@@ -28,6 +28,8 @@ struct train_log {
     /* this run's epochs so far (train_log_epoch): training seconds, seconds waited on
      * communication (exposed), seconds the gradient allreduces ran */
     double train_s, comm_exposed_s, comm_busy_s;
+    struct comm *comm;              /* train_log_set_comm: every rank's window lines written by each node */
+    int local_rank;
 };
 
 /* style from TIPC_PROGRESS ("bar", "lines", "none"; unset: a bar when stderr is a terminal, else
@@ -41,7 +43,14 @@ enum tipc_status train_log_open(struct train_log *l, const char *metrics_path, c
 enum tipc_status train_log_start(struct train_log *l, int first, int epochs, int spe, json_t *info);
 /* After each optimizer step: updates the ETA and redraws the progress (rate-limited). */
 void train_log_tick(struct train_log *l, int epoch, int it, float loss, double lr, int images);
-/* After each print window: one train_step line for this rank (loss, top1 in percent: window means). */
+/* Data-parallel training: each print window's figures are gathered from every rank (one small
+ * allgather, which every rank's train_log_window then takes part in), and each node's first rank
+ * (local_rank 0) writes every rank's train_step line to its node's metrics file, so each node's
+ * report draws every rank, not only its own. */
+struct comm;
+void train_log_set_comm(struct train_log *l, struct comm *c, int local_rank);
+/* After each print window: a train_step line per rank (loss, top1 in percent: window means): this
+ * rank's, or with a comm every rank's (see train_log_set_comm). */
 enum tipc_status train_log_window(struct train_log *l, int epoch, int it, long global_step, double loss,
                                   double lr, double top1, double ips);
 /* comm_exposed_s: seconds the steps waited on communication (dp.h comm_exposed_seconds);

@@ -112,10 +112,18 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_opts *a, bo
     return TIPC_OK;
 }
 
+/* For the run's check of its tipc commands' options (run/optcheck.h). */
+static run_cmd_fn find_cmd(const char *name)
+{
+    const struct cmd *c = cmd_find(name);
+    return c ? c->fn : NULL;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_opts a;
     bool help;
     TRY(parse_args(argc, argv, &a, &help));
+    a.find_cmd = find_cmd;
     return help ? TIPC_OK : run_config(&a);
 }

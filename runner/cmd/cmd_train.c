@@ -211,6 +211,7 @@ int cmd_train(int argc, char **argv)
         /* `tipc run` says where the run's metrics go, this stage's report name and how to show progress */
         struct train_log tl;
         st = train_log_open(&tl, f.metrics, f.stage, train_log_style(f.progress, o.world), o.rank, o.world);
+        train_log_set_comm(&tl, o.comm, o.local_rank);   /* each node's report draws every rank */
         o.log = &tl;
         if (st == TIPC_OK) st = train_run(&o);
         train_log_close(&tl);

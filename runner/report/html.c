@@ -13,7 +13,7 @@
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-#define MAX_RANKS_PLOTTED 8
+#define MAX_RANKS_PLOTTED 256   /* every rank of any job this report is read for */
 
 static void el_text(struct xw *h, const char *el, const char *cls, const char *text)
 {
@@ -141,7 +141,8 @@ static const char css[] =
     "svg text{font-size:11px}.warn{color:#c62828}"
     "code.error,pre.error{color:#c62828;white-space:pre-wrap}"
     "pre.log{background:#f6f6f6;border:1px solid #ddd;padding:6px;max-height:24em;overflow:auto;"
-    "white-space:pre-wrap;font-size:12px}.failure h3{margin-bottom:4px}";
+    "white-space:pre-wrap;font-size:12px}.failure h3{margin-bottom:4px}"
+    "td:nth-child(5){word-break:break-all}";
 
 static const char *outcome_name(enum case_outcome o)
 {
@@ -220,7 +221,8 @@ static void rank_chart(struct xw *h, const struct tstage *t, int what, const cha
         ns++;
     }
     if (what == 1 && t->nev) s[ns++] = (struct svg_series){"eval top-1", t->ev_step, t->ev_top1, t->nev, true};
-    if (ns) svg_plot(h, cls, title, "global step", ylabel, s, ns);
+    if (ns && what == 2) svg_plot_from_zero(h, cls, title, "global step", ylabel, s, ns);   /* read by its size */
+    else if (ns) svg_plot(h, cls, title, "global step", ylabel, s, ns);
     free(xs);
     free(ys);
 }

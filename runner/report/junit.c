@@ -68,10 +68,11 @@ enum tipc_status report_junit(const struct report *r, const char *path)
     TRY(xw_open(&j, path, "JUnit report"));
     double total = 0;
     for (int i = 0; i < r->n; i++) total += r->c[i].seconds;
-    char ts[32], tests[16], failures[16], skipped[16];
+    char ts[40], tests[16], failures[16], skipped[16];
     time_t t0 = (time_t)r->started;
     struct tm tm;
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", gmtime_r(&t0, &tm)); /* UTC, the form Ant writes */
+    /* ISO 8601 with the time zone (UTC, "Z"): a reader elsewhere knows when the run started */
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t0, &tm));
     snprintf(tests, sizeof tests, "%d", r->n);
     snprintf(failures, sizeof failures, "%d", report_count(r, CASE_FAILED));
     snprintf(skipped, sizeof skipped, "%d", report_count(r, CASE_SKIPPED));

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cluster.h"           /* defines: run_check_cluster */
+#include "optcheck.h"          /* defines: run_check_options */
 #include "proc.h"              /* defines: proc_run, proc_signals_init */
 #include "steps.h"             /* defines: cwd_enter, status_from_file, subst_model, run_repo_prepare */
 #include "tee.h"               /* defines: tee_start, tee_finish */
@@ -395,7 +396,8 @@ enum tipc_status run_config(const struct run_opts *a)
     enum tipc_status st = plan_build(&p, &cfg, a->mode, &po);
     if (st == TIPC_OK) {
         restarts_check(&p, a);
-        st = plan_resolve_inputs(&p, a->config);   /* before anything runs */
+        st = plan_resolve_inputs(&p, &cfg);   /* before anything runs */
+        if (st == TIPC_OK) st = run_check_options(&p, &cfg, a->find_cmd);   /* a mistyped flag, at its line */
         if (st == TIPC_OK) st = run_check_cluster(&p, a->config);
         if (st == TIPC_OK && a->dry_run) print_plan(&p, a);
         else if (st == TIPC_OK) st = run_plan(&p, a);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include "../../core/status.h"
 #include "../../prepare/prepare.h"   /* struct prepare_opts */
+#include "optcheck.h"                    /* run_find_cmd */
 
 struct run_opts {
     const char *config, *mode, *gpuid; /* the positional words; gpuid NULL when absent */
@@ -16,6 +17,7 @@ struct run_opts {
     bool dry_run, no_prepare, prepare;
     int max_restarts;           /* --max-restarts / TIPC_MAX_RESTARTS: the train stages' launcher's */
     struct prepare_opts prep;   /* for python:tipc configs: offline unless TIPC_OFFLINE=0 */
+    run_find_cmd find_cmd;      /* tipc's commands by name: their option tables check the plan (optcheck.h) */
 };
 
 /* The run's status: TIPC_OK when every stage passed or was skipped on request (--skip-gpu),
