@@ -36,7 +36,7 @@ int cmd_unknown(const char *name);
 void cmd_print_overview(void *stream /* FILE* */);
 /* The exit-code table (`tipc help exit-codes`), its first line a heading. */
 extern const char tipc_exit_codes[];
-/* `tipc help man` and `tipc help completion` (cmd/help_docs.c): generated from the option tables. */
+/* `tipc help man` and `tipc help completion` (cmd/cmd_help_docs.c): generated from the option tables. */
 void cmd_print_man(void *stream /* FILE* */);
 void cmd_print_completion(void *stream /* FILE* */);
 

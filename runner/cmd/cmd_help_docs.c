@@ -1,4 +1,4 @@
-/* help_docs.c: `tipc help man` (a troff man page) and `tipc help completion` (a bash completion
+/* cmd_help_docs.c: `tipc help man` (a troff man page) and `tipc help completion` (a bash completion
  * script), both generated from the commands' option tables (core/options.h's describe mode), so they
  * can never disagree with `tipc CMD --help`. `make man` writes them to build/man; `make install`
  * installs them. */
