@@ -64,9 +64,10 @@ static char *file_tail(const char *path, size_t max, size_t *n)
 /* A Python exception line: "ValueError: ...", "paddle.base.core.EnforceNotMet: ...", "KeyboardInterrupt". */
 static bool exception_line(const char *s, size_t n)
 {
-    size_t i = 0;
-    while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.')) i++;
-    if (!i || !isupper((unsigned char)s[0]) || (i < n && s[i] != ':')) return false;
+    size_t i = 0, last = 0;   /* last: where the name's last dotted part starts (the class) */
+    for (; i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.'); i++)
+        if (s[i] == '.') last = i + 1;
+    if (!i || last >= i || !isupper((unsigned char)s[last]) || (i < n && s[i] != ':')) return false;
     static const char *const ends[] = {"Error", "Exception", "Exit", "Interrupt", "NotMet"};
     for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++) {
         size_t e = strlen(ends[k]);
