@@ -2,15 +2,44 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *msg_prefix = "";
+static const char *error_log = NULL;   /* tipc_set_error_log */
+static int error_log_lines = 0;
 
 void tipc_set_msg_prefix(const char *prefix) { msg_prefix = prefix ? prefix : ""; }
+
+void tipc_set_error_log(const char *path) { error_log = path && *path ? path : NULL; }
+
+static void (*msg_hook)(void);
+void tipc_set_msg_hook(void (*fn)(void)) { msg_hook = fn; }
+
+/* One error line appended to the error log (one write: the processes of a stage share the file);
+ * best effort, as the message itself is already on stderr. */
+static void log_error_line(const char *line)
+{
+    if (!error_log || error_log_lines >= TIPC_ERROR_LOG_MAX) return;
+    error_log_lines++;
+    int fd = open(error_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    if (fd < 0) return;
+    size_t n = strlen(line);
+    char *b = malloc(n + 2);
+    if (b) {
+        memcpy(b, line, n);
+        b[n] = '\n';
+        ssize_t w = write(fd, b, n + 1);
+        (void)w;
+        free(b);
+    }
+    close(fd);
+}
 
 const char *tipc_status_name(enum tipc_status st)
 {
@@ -22,7 +51,7 @@ const char *tipc_status_name(enum tipc_status st)
     case TIPC_EDIST: return "distributed";
     case TIPC_EIO: return "io";
     case TIPC_ENUMERIC: return "numeric";
-    case TIPC_ENOTBUILT: return "not-built";
+    case TIPC_ENOTBUILT: return "unavailable";
     case TIPC_EINTERNAL: return "internal";
     case TIPC_EINTR: return "interrupted";
     }
@@ -76,7 +105,9 @@ static void vreport(const char *head, const char *fmt, va_list ap, bool is_error
         }
         pthread_mutex_unlock(&first_mu);
     }
+    if (msg_hook) msg_hook();
     fprintf(stderr, "%s\n", vis);
+    if (is_error) log_error_line(vis);
     if (cr)
         fprintf(stderr, "%shint: '\\r' is a carriage return: the file has Windows (CRLF) line endings; convert "
                         "it with `sed -i 's/\\r$//' FILE` (or dos2unix)\n", msg_prefix);
@@ -124,7 +155,11 @@ void warning_msg(const char *fmt, ...)
 
 static void default_die(const char *msg, int code)
 {
+    if (msg_hook) msg_hook();
     fprintf(stderr, "%s%s\n", msg_prefix, msg);
+    char line[4096];
+    snprintf(line, sizeof line, "%s%s", msg_prefix, msg);
+    log_error_line(line);
     fflush(stderr);
     exit(code);
 }

@@ -34,5 +34,10 @@ bool cmd_exists(const char *name);
 int cmd_unknown(const char *name);
 /* The overview of `tipc help` (commands and exit codes). */
 void cmd_print_overview(void *stream /* FILE* */);
+/* The exit-code table (`tipc help exit-codes`), its first line a heading. */
+extern const char tipc_exit_codes[];
+/* `tipc help man` and `tipc help completion` (cmd/cmd_help_docs.c): generated from the option tables. */
+void cmd_print_man(void *stream /* FILE* */);
+void cmd_print_completion(void *stream /* FILE* */);
 
 #endif

@@ -51,7 +51,7 @@ int cmd_unknown(const char *name)
     return TIPC_EUSAGE;
 }
 
-static const char exit_codes[] =
+const char tipc_exit_codes[] =
     "exit codes:\n"
     "  0    every stage passed\n"
     "  1    a stage failed (`tipc run`: the other stages still ran; see results_python.log)\n"
@@ -72,7 +72,9 @@ void cmd_print_overview(void *stream)
     for (const struct cmd *c = tipc_commands; c->name; c++) fprintf(f, "  %-8s %s\n", c->name, c->summary);
     fprintf(f, "\nmain use:\n  tipc run configs/mobilenet_v3_small/train_fleet_infer.txt lite_train_lite_infer\n");
     fprintf(f, "\n'tipc help <command>' (or 'tipc <command> --help') shows a command's options;\n"
-               "'tipc help exit-codes' the exit codes alone.\n\n%s", exit_codes);
+               "'tipc help exit-codes' the exit codes alone; 'tipc help man' a man page and\n"
+               "'tipc help completion' a bash completion script (both from the option tables).\n\n%s",
+            tipc_exit_codes);
 }
 
 int cmd_help(int argc, char **argv)
@@ -80,9 +82,11 @@ int cmd_help(int argc, char **argv)
     const char *pos[1] = {NULL};
     const struct opt_cmd cmd = {
         .name = "help",
-        .synopsis = "[<command> | exit-codes]",
+        .synopsis = "[<command> | exit-codes | man | completion]",
         .about = "Without an argument: the commands and the exit codes. With a command: its options\n"
-                 "(the same as 'tipc <command> --help'). 'exit-codes': the exit-code table.\n",
+                 "(the same as 'tipc <command> --help'). 'exit-codes': the exit-code table. 'man': a man\n"
+                 "page (troff; `tipc help man | man -l -`), 'completion': a bash completion script\n"
+                 "(`source <(tipc help completion)`), both generated from every command's option table.\n",
         .max_pos = 1,
     };
     struct opt_result r;
@@ -93,7 +97,12 @@ int cmd_help(int argc, char **argv)
         return TIPC_OK;
     }
     if (!strcmp(pos[0], "exit-codes")) {
-        fputs(exit_codes, stdout);
+        fputs(tipc_exit_codes, stdout);
+        return TIPC_OK;
+    }
+    if (!strcmp(pos[0], "man") || !strcmp(pos[0], "completion")) {
+        if (pos[0][0] == 'm') cmd_print_man(stdout);
+        else cmd_print_completion(stdout);
         return TIPC_OK;
     }
     const struct cmd *c = cmd_find(pos[0]);

@@ -21,6 +21,8 @@ PKGS=(
   libjansson-dev                            # engine/io/metrics.c: the metrics file (JSON lines)
   libxml2-utils                             # tests: xmllint validates the JUnit report against its schema
   python3                                   # tests: local http.server
+  chromium python3-pil                      # tests: report.html screenshots in headless Chromium, checked with Pillow
+  groff-base                                # tests: the generated man page renders without warnings
   iproute2 procps                           # ip/tc: bench scaling --netns, netns tests; process checks
   munge slurm-wlm                           # tests: a real Slurm (tests/e2e/lib_slurm.sh; no daemon is enabled)
   python3-venv                              # tests: the launchers' venv below

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "resume.h"
+#include "train_log.h"
 #include "../../core/check.h"
 #include "../../core/fs.h"
 #include "../../core/staged.h"
@@ -61,6 +62,7 @@ enum tipc_status train_save_step(const struct train_opts *o, const struct ckpt_m
         free(p);
     }
     kept[0] = kept[1], kept[1] = m->step;
+    if (o->log) train_log_clear(o->log);   /* a line of its own, not glued to the bar */
     if (o->rank == 0)
         printf("saved '%s/step_%lld.ckpt' (epoch %d, %d of %d steps) and latest.ckpt\n", o->r.output_dir,
                (long long)m->step, m->epoch, m->step_in_epoch, m->steps_per_epoch);

@@ -162,6 +162,7 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
             break;
         }
         m->step++;
+        if (s.skipped && o->log) train_log_clear(o->log);
         if (s.skipped && o->rank == 0)
             printf("AMP: step %lld: a gradient was not finite: update skipped, loss scale now %g (%ld skipped so far)\n",
                    (long long)m->step, s.loss_scale, s.skipped_total);
@@ -347,6 +348,15 @@ enum tipc_status train_run(const struct train_opts *o)
         error_hint("resume mid-epoch with the batch size, data and ranks it was saved with");
     }
     if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0, 0);
+    char origin[512];   /* which data this is, for the run's record (train_start) */
+    bool synthetic = false;
+    if (st == TIPC_OK) source_origin(&val, r, origin, sizeof origin, &synthetic);
+    if (st == TIPC_OK && synthetic && o->real_data) {
+        st = error_msg(TIPC_EDATA, "the data is synthetic (%s), and real data is required (--real-data or "
+                       "TIPC_REAL_DATA)", origin);
+        error_hint("put the dataset at DataLoader.data_path '%s' (`TIPC_OFFLINE=0 tipc prepare CONFIG MODE` "
+                   "fetches the configs' data)", r->data_path);
+    }
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
     mobilenet_v3_small_build(&net, &cfg, N, o->be);
@@ -384,6 +394,8 @@ enum tipc_status train_run(const struct train_opts *o)
     char kernels[160];
     backend_cpu_describe(kernels, sizeof kernels); /* the data pipeline's, on a GPU run */
     if (info) json_object_set_new(info, "cpu_kernels", json_string(kernels));
+    if (info) json_object_set_new(info, "data_origin", json_string(origin));
+    if (info) json_object_set_new(info, "data_synthetic", json_boolean(synthetic));
     if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch, info)) != TIPC_OK)
         goto out;
     if (!o->log) json_decref(info);

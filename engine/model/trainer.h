@@ -38,6 +38,7 @@ struct train_opts {
                                  gives every attempt of one launch the same); NULL or "": a fresh
                                  random one. A restart resumes only from its run's checkpoints */
     bool test_only;
+    bool real_data;           /* refuse synthetic data (in memory, or a folder tipc prepare synthesised): exit 3 */
     int rank, world;          /* from the environment */
     int threads;              /* CPU threads (0: default) */
     int local_rank;           /* rank within this node (checkpoint writer when 0) */

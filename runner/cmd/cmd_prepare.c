@@ -64,6 +64,9 @@ int cmd_prepare(int argc, char **argv)
     const struct opt opts[] = {
         {"--offline", NULL, OPT_SWITCH, &o.offline, NULL, 0, 0, NULL, "no network: only file:// URLs and fallbacks", "TIPC_OFFLINE", NULL},
         {"--force", NULL, OPT_SWITCH, &o.force, NULL, 0, 0, NULL, "redo items that are already prepared", NULL, NULL},
+        {"--real-data", NULL, OPT_SWITCH, &o.real_data, NULL, 0, 0, NULL,
+         "real data or fail: a dataset is never the synthetic fallback (one made\n"
+         "earlier is fetched again); exit 3 when it cannot be fetched", "TIPC_REAL_DATA", NULL},
         {"--manifest", NULL, OPT_STR, &a.manifest, NULL, 0, 0, "FILE",
          "default: CONFIG's ../datasets.yaml, configs/datasets.yaml", "TIPC_MANIFEST", NULL},
         {"--model", NULL, OPT_STR, &a.model, NULL, 0, 0, "NAME", "default: line 2 of CONFIG (model_name:NAME)", NULL, NULL},

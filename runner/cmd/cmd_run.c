@@ -56,6 +56,15 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_opts *a, bo
          "output root (default ./test_tipc/output/MODEL/MODE for Paddle configs and\n"
          "configs under a test_tipc/ folder, ./logs/MODEL/MODE for python:tipc configs)", NULL, NULL},
         {"--junit", NULL, OPT_STR, &a->junit, NULL, 0, 0, "FILE", "also write a JUnit XML report", NULL, NULL},
+        {"--skip-gpu", NULL, OPT_STR, &a->skip_gpu, NULL, 0, 0, "REASON",
+         "this machine has no GPU: report the stages that need one (inference with\n"
+         "use_gpu=True; a Paddle config's training on a device) as skipped with REASON\n"
+         "(table, JUnit, report) instead of running them; they do not fail the run\n"
+         "(default: they run, and fail where there is no GPU)", "TIPC_SKIP_GPU", NULL},
+        {"--real-data", NULL, OPT_SWITCH, &a->prep.real_data, NULL, 0, 0, NULL,
+         "real data or fail: the dataset is downloaded when missing (unless TIPC_OFFLINE=1)\n"
+         "and never replaced by the synthetic default, and training refuses synthetic\n"
+         "data (exit 3); without it the reports say which data was used", "TIPC_REAL_DATA", NULL},
         {"--no-prepare", NULL, OPT_SWITCH, &a->no_prepare, NULL, 0, 0, NULL,
          "for python:tipc configs, do not run `tipc prepare CONFIG MODE` first\n"
          "(it is offline by default: TIPC_OFFLINE=0 lets it download; exit 3 on failure)", NULL, NULL},
@@ -84,12 +93,15 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_opts *a, bo
     TRY(opt_parse(&cmd, argc, argv, pos, &r));
     if ((*help = r.help)) return TIPC_OK;
     const char *opt[][2] = {{"--node_ip", a->node_ip}, {"--output", a->output}, {"--junit", a->junit},
-                            {"--dialect", a->dialect}};
+                            {"--dialect", a->dialect}, {"--skip-gpu", a->skip_gpu}};
     for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
         if (opt[k][1] && !*opt[k][1]) return error_msg(TIPC_EUSAGE, "option '%s' needs a non-empty value", opt[k][0]);
     if (a->timeout_text && strcmp(a->timeout_text, "0") && !parse_duration(a->timeout_text, &a->timeout_s))
         return error_msg(TIPC_EUSAGE, "--stage-timeout (or TIPC_STAGE_TIMEOUT) '%s': want a duration in 1s..30d "
                          "such as 300, 90s, 5m, 2h (0: none)", a->timeout_text);
+    /* real data asked for: the run may download it, unless the user said offline */
+    const char *off = getenv("TIPC_OFFLINE");
+    if (a->prep.real_data && !(off && *off)) a->prep.offline = false;
     if (r.npos < 2) {
         error_msg(TIPC_EUSAGE, "run: missing %s", r.npos ? "MODE" : "CONFIG and MODE");
         return opt_usage_error(&cmd);
@@ -100,10 +112,18 @@ static enum tipc_status parse_args(int argc, char **argv, struct run_opts *a, bo
     return TIPC_OK;
 }
 
+/* For the run's check of its tipc commands' options (run/optcheck.h). */
+static run_cmd_fn find_cmd(const char *name)
+{
+    const struct cmd *c = cmd_find(name);
+    return c ? c->fn : NULL;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct run_opts a;
     bool help;
+    a.find_cmd = find_cmd;
     enum tipc_status st = parse_args(argc, argv, &a, &help);
     if (st != TIPC_OK) {
         run_refused(&a, st);   /* no stale green in the --junit file */

@@ -48,7 +48,7 @@ struct train_flags {
     struct strv over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world, save_steps, restart;
     double lr;
-    bool test_only, use_gpu;
+    bool test_only, use_gpu, real_data;
     struct comm_opts comm;
     bool cuda_graph;
     struct backend_settings eng;
@@ -141,6 +141,9 @@ int cmd_train(int argc, char **argv)
          "a collective that takes longer fails naming the rank (default 300)", "TIPC_COMM_TIMEOUT", NULL},
         {"--watchdog", NULL, OPT_INT, &f.comm.watchdog_s, NULL, 0, 86400, "S",
          "abort the job when a collective is stuck this long (0: the timeout + 5 s)", "TIPC_WATCHDOG", NULL},
+        {"--real-data", NULL, OPT_SWITCH, &f.real_data, NULL, 0, 0, NULL,
+         "refuse synthetic data (made in memory, or tipc prepare's synthetic default\n"
+         "in the data folder): exit 3 (tipc run --real-data sets TIPC_REAL_DATA)", "TIPC_REAL_DATA", NULL},
         {"TIPC_METRICS", NULL, OPT_STR, &f.metrics, NULL, 0, 0, "FILE", "append the training metrics (JSON lines) to FILE (set by tipc run)", "TIPC_METRICS", NULL},
         {"TIPC_STAGE", NULL, OPT_STR, &f.stage, NULL, 0, 0, "NAME", "this stage's name in the run's report (set by tipc run)", "TIPC_STAGE", NULL},
         {"TIPC_RESTART_COUNT", NULL, OPT_INT, &f.restart, NULL, 0, 1000, "N",
@@ -170,6 +173,7 @@ int cmd_train(int argc, char **argv)
         st = rank_env_read(&re);
         o.rank = re.rank, o.world = re.world, o.local_rank = re.local_rank;
         if (!f.restart && re.restart > 0) f.restart = re.restart;   /* torchrun --max-restarts: resume too */
+        o.real_data = f.real_data;
         o.restart = f.restart;
         o.run_id = f.run_id;
         if (f.run_id && (strlen(f.run_id) >= CKPT_RUN_ID_MAX || strspn(f.run_id, "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -218,6 +222,7 @@ int cmd_train(int argc, char **argv)
         /* `tipc run` says where the run's metrics go, this stage's report name and how to show progress */
         struct train_log tl;
         st = train_log_open(&tl, f.metrics, f.stage, train_log_style(f.progress, o.world), o.rank, o.world);
+        train_log_set_comm(&tl, o.comm, o.local_rank);   /* each node's report draws every rank */
         o.log = &tl;
         if (st == TIPC_OK) st = train_run(&o);
         train_log_close(&tl);

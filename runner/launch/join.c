@@ -60,9 +60,14 @@ static char *cmd_text(const struct launch_opts *o)
     return s;
 }
 
+/* While a node waits for others: a line every WAIT_NOTE_SECONDS naming whom it waits for, so a
+ * person watching knows it is not hung and which node to look at. */
+#define WAIT_NOTE_SECONDS 5.0
+
 /* Wait for the server to answer at all (node 0 may start later than we do). */
 static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
 {
+    double t0 = now_seconds(), next_note = t0 + WAIT_NOTE_SECONDS;
     for (;;) {
         bool found;
         enum tipc_status st = rdzv_get(&J->cl, "node/0", 0, true, &found, NULL, NULL);
@@ -75,6 +80,11 @@ static enum tipc_status wait_for_server(struct launch_job *J, double deadline)
             error_hint("start `tipc launch` on node 0 (%s) with the same --ips/--master; check the port and firewall",
                        J->o->master_host);
             return TIPC_EDIST;
+        }
+        if (now_seconds() >= next_note) {
+            fprintf(stderr, "launch: %s: waiting for the rendezvous server %s:%d (node 0): %.0f s of %d s\n",
+                    J->where, J->o->master_host, J->port, now_seconds() - t0, J->o->join_timeout_s);
+            next_note += WAIT_NOTE_SECONDS;
         }
         usleep(200 * 1000);
     }
@@ -143,8 +153,8 @@ static enum tipc_status check_notice(struct launch_job *J)
     return TIPC_OK;
 }
 
-/* Name every node whose view is still missing, post the notice, fail. */
-static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
+/* "node 1 (10.0.0.2, ranks 2-3), ...": every node from first_missing on whose view is missing. */
+static char *missing_nodes(struct launch_job *J, int first_missing)
 {
     char *names = xstrdup("");
     for (int i = first_missing; i < J->o->nnodes; i++) {
@@ -160,6 +170,13 @@ static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
         free(names);
         names = t;
     }
+    return names;
+}
+
+/* Name every node whose view is still missing, post the notice, fail. */
+static enum tipc_status join_timed_out(struct launch_job *J, int first_missing)
+{
+    char *names = missing_nodes(J, first_missing);
     char *msg = xasprintf("%s never joined within %d s (world size %d)", names, J->o->join_timeout_s,
                           J->o->nnodes * J->o->nproc);
     job_post_failure(J, msg);
@@ -203,8 +220,10 @@ static enum tipc_status publish_view(struct launch_job *J)
     return st;
 }
 
-/* Wait for node i's view (until deadline): *val, TIPC_OK; or the join's failure (timeout, notice). */
-static enum tipc_status wait_view(struct launch_job *J, int i, double deadline, char **val)
+/* Wait for node i's view (until deadline): *val, TIPC_OK; or the join's failure (timeout, notice).
+ * Every WAIT_NOTE_SECONDS (from t0, *next_note) a line names the nodes still missing. */
+static enum tipc_status wait_view(struct launch_job *J, int i, double t0, double deadline, double *next_note,
+                                  char **val)
 {
     char *k = node_key("node", i);
     bool found = false;
@@ -213,6 +232,13 @@ static enum tipc_status wait_view(struct launch_job *J, int i, double deadline, 
     while (!found && st == TIPC_OK) {
         double left = deadline - now_seconds();
         if (left <= 0) break;
+        if (now_seconds() >= *next_note) {
+            char *names = missing_nodes(J, i);
+            fprintf(stderr, "launch: %s: waiting for %s to join: %.0f s of %d s\n", J->where, names,
+                    now_seconds() - t0, J->o->join_timeout_s);
+            free(names);
+            *next_note += WAIT_NOTE_SECONDS;
+        }
         st = rdzv_get(&J->cl, k, left < 0.5 ? (int)(left * 1000) + 1 : 500, false, &found, val, NULL);
         if (!st && !found) st = check_notice(J);
         if (!st && !found && interrupted()) st = TIPC_EINTR;
@@ -227,18 +253,18 @@ enum tipc_status job_join_round(struct launch_job *J)
 {
     struct launch_opts *o = J->o;
     rdzv_client_set_round(&J->cl, J->round);
-    double deadline = now_seconds() + o->join_timeout_s;
+    double t0 = now_seconds(), deadline = t0 + o->join_timeout_s, next_note = t0 + WAIT_NOTE_SECONDS;
     char *val = NULL;
     TRY(wait_for_server(J, deadline));
     if (o->node_rank != 0) {
-        TRY(wait_view(J, 0, deadline, &val));
+        TRY(wait_view(J, 0, t0, deadline, &next_note, &val));
         enum tipc_status st = check_view(J, 0, val, !J->published);
         free(val);
         TRY(st);
     }
     TRY(publish_view(J));
     for (int i = 0; i < o->nnodes; i++) {
-        TRY(wait_view(J, i, deadline, &val));
+        TRY(wait_view(J, i, t0, deadline, &next_note, &val));
         enum tipc_status st = check_view(J, i, val, false);
         free(val);
         TRY(st);

@@ -113,6 +113,31 @@ void pb_real_word(const struct builder *b, char **w)
     *w = r;
 }
 
+/* The value of `name=` among the space-separated words of loop values, malloc'ed, or NULL. */
+static char *loop_value(const char *vals, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = vals; *p;) {
+        size_t k = strcspn(p, " ");
+        if (k > n && !strncmp(p, name, n) && p[n] == '=') return xstrndup(p + n + 1, k - n - 1);
+        p += k;
+        while (*p == ' ') p++;
+    }
+    return NULL;
+}
+
+/* Does the stage need a GPU (`tipc run --skip-gpu`)? An inference with use_gpu True (or gpu); a
+ * Paddle config's training on a device (gpu_list item other than -1). Our own configs train
+ * where their recipe says (Global.device), whatever gpu_list holds. */
+static bool needs_gpu(const struct builder *b, enum stage_kind kind, const char *ctx, const char *mx)
+{
+    char *v = kind == STAGE_INFER ? loop_value(mx, "use_gpu") : kind == STAGE_TRAIN && !b->p->ours
+                                                               ? loop_value(ctx, "gpus") : NULL;
+    bool gpu = v && (kind == STAGE_INFER ? pb_sh_eq(v, "True") || pb_sh_eq(v, "gpu") : strcmp(v, "-1") != 0);
+    free(v);
+    return gpu;
+}
+
 enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,
                                   const char *log, bool cat)
 {
@@ -171,6 +196,7 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
     s->cvd_value = b->cvd == CVD_SET ? xstrdup(b->cvd_value) : NULL;
     const char *ctx = b->ctx ? b->ctx : "", *mx = b->matrix ? b->matrix : "";
     s->matrix = xasprintf("%s%s%s", ctx, *ctx && *mx ? " " : "", mx);
+    s->needs_gpu = needs_gpu(b, kind, ctx, mx);
     s->dep = -1;
     switch (kind) {
     case STAGE_TRAIN:

@@ -39,6 +39,8 @@ struct stage {
     char *rank_log_dir;    /* train stages: where `tipc launch` writes workerlog.RANK (TIPC_LOG_DIR) */
     char *matrix;          /* the loop values that make this stage, "norm_train gpus=0 autocast=False bs=1":
                             * stable across runs and output dirs, for short report names */
+    bool needs_gpu;        /* runs on a GPU: an inference with use_gpu True, a Paddle config's
+                            * training on a device (`tipc run --skip-gpu` skips it) */
     int dep;               /* index of the stage whose output this one consumes (train for eval/export,
                             * export or else train for infer), -1 for none: skipped when that one fails */
     char *cwd[2];          /* folders the original `cd`s into first, in order; a missing one is

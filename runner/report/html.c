@@ -1,5 +1,6 @@
 /* html.c: the HTML report (report.h: report_html), from the report and the metrics file. */
 #include "svg.h"
+#include "html.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-#define MAX_RANKS_PLOTTED 8
+#define MAX_RANKS_PLOTTED 256   /* every rank of any job this report is read for */
 
 static void el_text(struct xw *h, const char *el, const char *cls, const char *text)
 {
@@ -27,6 +28,8 @@ static void el_text(struct xw *h, const char *el, const char *cls, const char *t
 struct pt { int rank; double step, loss, top1, ips; };
 struct tstage {
     char *name;
+    char *data_origin;         /* which data it trained on (train_start), NULL: not said */
+    bool data_synthetic;
     int spe, world;
     struct pt *p;
     int n;
@@ -79,6 +82,9 @@ static void read_metrics(struct mdata *d, const char *path)
             struct tstage *t = tstage_get(d, stage);
             t->spe = (int)num(o, "steps_per_epoch");
             t->world = (int)num(o, "world");
+            const char *origin = json_string_value(json_object_get(o, "data_origin"));
+            if (origin && !t->data_origin) t->data_origin = xstrdup(origin);
+            t->data_synthetic |= json_is_true(json_object_get(o, "data_synthetic"));
         } else if (ev && stage && !strcmp(ev, "train_step")) {
             struct tstage *t = tstage_get(d, stage);
             t->p = xgrow(t->p, sizeof *t->p, (size_t)t->n + 1, &t->cap);
@@ -113,6 +119,7 @@ static void mdata_free(struct mdata *d)
 {
     for (int i = 0; i < d->nt; i++) {
         free(d->t[i].name);
+        free(d->t[i].data_origin);
         free(d->t[i].p);
         free(d->t[i].ev_step);
         free(d->t[i].ev_top1);
@@ -131,14 +138,18 @@ static const char css[] =
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}"
     ".passed{color:#1a7f37}.failed{color:#c62828;font-weight:bold}.skipped{color:#8a6d00}"
     ".verdict{font-size:20px}.charttitle{font-weight:bold}svg{display:block;margin:8px 0}"
-    "svg text{font-size:11px}.warn{color:#c62828}";
+    "svg text{font-size:11px}.warn{color:#c62828}"
+    "code.error,pre.error{color:#c62828;white-space:pre-wrap}"
+    "pre.log{background:#f6f6f6;border:1px solid #ddd;padding:6px;max-height:24em;overflow:auto;"
+    "white-space:pre-wrap;font-size:12px}.failure h3{margin-bottom:4px}"
+    "td:nth-child(5){word-break:break-all}";
 
 static const char *outcome_name(enum case_outcome o)
 {
     return o == CASE_PASSED ? "passed" : o == CASE_FAILED ? "failed" : "skipped";
 }
 
-static void stage_table(struct xw *h, const struct report *r)
+static void stage_table(struct xw *h, const struct report *r, const char *page_path)
 {
     xw_start(h, "table");
     xw_start(h, "tr");
@@ -160,8 +171,24 @@ static void stage_table(struct xw *h, const struct report *r)
         if (c->outcome == CASE_SKIPPED) snprintf(buf, sizeof buf, "-");
         else snprintf(buf, sizeof buf, "%.1f", c->seconds);
         el_text(h, "td", NULL, buf);
-        el_text(h, "td", NULL, c->log_path ? c->log_path : "-");
-        el_text(h, "td", NULL, c->reason ? c->reason : "");
+        xw_start(h, "td");
+        html_log_link(h, page_path, c->log_path);
+        xw_end_full(h);
+        xw_start(h, "td");
+        if (c->outcome == CASE_FAILED) {   /* to its section: the error line and the log's end */
+            xw_start(h, "a");
+            xw_attrf(h, "href", "#failure-%d", i + 1);
+            xw_text(h, c->reason ? c->reason : "failed");
+            xw_end_full(h);
+        } else {
+            xw_text(h, c->reason ? c->reason : "");
+        }
+        if (c->error) {
+            xw_start(h, "br");
+            xw_end(h);
+            el_text(h, "code", "error", c->error);
+        }
+        xw_end_full(h);
         xw_end_full(h);
     }
     xw_end_full(h);
@@ -194,7 +221,8 @@ static void rank_chart(struct xw *h, const struct tstage *t, int what, const cha
         ns++;
     }
     if (what == 1 && t->nev) s[ns++] = (struct svg_series){"eval top-1", t->ev_step, t->ev_top1, t->nev, true};
-    if (ns) svg_plot(h, cls, title, "global step", ylabel, s, ns);
+    if (ns && what == 2) svg_plot_from_zero(h, cls, title, "global step", ylabel, s, ns);   /* read by its size */
+    else if (ns) svg_plot(h, cls, title, "global step", ylabel, s, ns);
     free(xs);
     free(ys);
 }
@@ -225,6 +253,15 @@ static void health(struct xw *h, const struct tstage *t)
         if (t->nev) xw_textf(h, "; last eval top-1 %.2f%%", t->ev_top1[t->nev - 1]);
     }
     xw_end_full(h);
+    if (t->data_origin) {   /* which data: a synthetic run is not a run on the dataset */
+        xw_start(h, "p");
+        xw_text(h, "data: ");
+        xw_start(h, "span");
+        if (t->data_synthetic) xw_attr(h, "class", "warn");
+        xw_text(h, t->data_origin);
+        xw_end_full(h);
+        xw_end_full(h);
+    }
 }
 
 static void header(struct xw *h, const struct report *r, const struct mdata *d)
@@ -234,7 +271,7 @@ static void header(struct xw *h, const struct report *r, const struct mdata *d)
     xw_textf(h, "%s \xC2\xB7 %s", r->model, r->mode);
     xw_end_full(h);
     xw_start(h, "p");
-    xw_attr(h, "class", nf || ns ? "verdict failed" : "verdict passed");
+    xw_attr(h, "class", report_run_failed(r) ? "verdict failed" : "verdict passed");
     xw_textf(h, "%d passed, %d failed, %d skipped", np, nf, ns);
     xw_end_full(h);
     char ts[40];
@@ -247,6 +284,18 @@ static void header(struct xw *h, const struct report *r, const struct mdata *d)
         const char *os = json_string_value(json_object_get(d->run, "os"));
         const char *ver = json_string_value(json_object_get(d->run, "tipc_version"));
         xw_textf(h, "; %s, %d CPUs, tipc %s", os ? os : "?", (int)num(d->run, "cpus"), ver ? ver : "?");
+    }
+    xw_end_full(h);
+    xw_start(h, "p");   /* which data the run used (its prepare's record) */
+    xw_attr(h, "class", "data");
+    xw_text(h, "data: ");
+    if (!r->ndata) xw_text(h, "not prepared by this run (--no-prepare, or a Paddle config)");
+    for (int i = 0; i < r->ndata; i++) {
+        if (i) xw_text(h, "; ");
+        xw_start(h, "span");
+        if (r->data[i].synthetic || r->data[i].absent) xw_attr(h, "class", "warn");
+        xw_textf(h, "%s: %s", r->data[i].dest, r->data[i].origin);
+        xw_end_full(h);
     }
     xw_end_full(h);
 }
@@ -276,8 +325,9 @@ enum tipc_status report_html(const struct report *r, const char *metrics_path, c
     xw_end_full(&h);
     xw_start(&h, "body");
     header(&h, r, &d);
+    html_failures(&h, r, path);
     el_text(&h, "h2", NULL, "Stages");
-    stage_table(&h, r);
+    stage_table(&h, r, path);
     if (r->n) svg_timeline(&h, r);
     for (int i = 0; i < d.neval; i++) {
         xw_start(&h, "p");

@@ -31,14 +31,16 @@ static void write_case(struct xw *j, const struct report *r, const struct report
     xw_attrf(j, "time", "%.3f", c->seconds);
     if (c->outcome == CASE_FAILED) {
         xw_start(j, "failure");
-        xw_attr(j, "message", c->reason);
+        char *message = report_failure_message(c);   /* what a CI page shows first: the error itself */
+        xw_attr(j, "message", message);
         char type[32];
         snprintf(type, sizeof type, "exit %d", c->status);
         xw_attr(j, "type", type);
         bool cut = false;
         char *tail = xml_text_file_tail(c->log_path, LOG_TAIL_BYTES, &cut);
         const char *what = !tail ? "(no log" : !*tail ? "(empty log " : cut ? "(last lines of " : "(";
-        char *head = xasprintf("%s\n%s%s)\n", c->reason, what, tail ? c->log_path : "");
+        char *head = xasprintf("%s\n%s%s)\n", message, what, tail ? c->log_path : "");
+        free(message);
         xw_text(j, head);
         if (tail) xw_text(j, tail);
         free(head);
@@ -67,10 +69,11 @@ enum tipc_status report_junit(const struct report *r, const char *path)
     TRY(xw_open(&j, path, "JUnit report"));
     double total = 0;
     for (int i = 0; i < r->n; i++) total += r->c[i].seconds;
-    char ts[32], tests[16], failures[16], skipped[16];
+    char ts[40], tests[16], failures[16], skipped[16];
     time_t t0 = (time_t)r->started;
     struct tm tm;
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", gmtime_r(&t0, &tm)); /* UTC, the form Ant writes */
+    /* ISO 8601 with the time zone (UTC, "Z"): a reader elsewhere knows when the run started */
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t0, &tm));
     snprintf(tests, sizeof tests, "%d", r->n);
     snprintf(failures, sizeof failures, "%d", report_count(r, CASE_FAILED));
     snprintf(skipped, sizeof skipped, "%d", report_count(r, CASE_SKIPPED));
@@ -96,6 +99,12 @@ enum tipc_status report_junit(const struct report *r, const char *path)
     property(&j, "config", r->config);
     property(&j, "model", r->model);
     property(&j, "mode", r->mode);
+    for (int i = 0; i < r->ndata; i++) {   /* which data the run used: "data/lite_data: fetched URL ..." */
+        char *name = xasprintf("data.%s", r->data[i].name), *val = xasprintf("%s: %s", r->data[i].dest, r->data[i].origin);
+        property(&j, name, val);
+        free(name), free(val);
+    }
+    if (!r->ndata) property(&j, "data", "not prepared by this run (--no-prepare, or a Paddle config)");
     xw_end(&j);
     for (int i = 0; i < r->n; i++) write_case(&j, r, &r->c[i]);
     free(suite);

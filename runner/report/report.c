@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -28,10 +29,15 @@ static double wall_seconds(void)
     return (double)tv.tv_sec + tv.tv_usec * 1e-6;
 }
 
+double report_now(void) { return wall_seconds(); }
+
 bool report_use_color(int fd)
 {
-    const char *no = getenv("NO_COLOR");
-    return isatty(fd) && !(no && *no);
+    const char *no = getenv("NO_COLOR"), *force = getenv("FORCE_COLOR");
+    if (no && *no) return false;   /* no-color.org: a user's "never" wins */
+    /* force-color.org: a CI console that shows colours while tipc writes to a pipe ("0"/"false": not forced) */
+    if (force && *force && strcmp(force, "0") && strcasecmp(force, "false")) return true;
+    return isatty(fd);
 }
 
 void report_init(struct report *r, const char *config, const char *model, const char *mode, const char *status_log)
@@ -58,13 +64,58 @@ void report_free(struct report *r)
         free(c->log_path);
         free(c->reason);
         free(c->warnings);
+        free(c->error);
     }
     free(r->c);
+    for (int i = 0; i < r->ndata; i++) free(r->data[i].name), free(r->data[i].dest), free(r->data[i].origin);
+    free(r->data);
     free(r->model);
     free(r->mode);
     free(r->config);
     free(r->status_log);
     memset(r, 0, sizeof *r);
+}
+
+/* A JSON string of any bytes (json_string refuses invalid UTF-8). */
+static json_t *jstr(const char *s)
+{
+    char *c = xml_text_clean_str(s);
+    json_t *j = json_string(c);
+    free(c);
+    return j;
+}
+
+void report_add_data(struct report *r, const char *name, const char *dest, const char *origin, bool synthetic,
+                     bool absent)
+{
+    r->data = xgrow(r->data, sizeof *r->data, (size_t)r->ndata + 1, &r->data_cap);
+    r->data[r->ndata++] = (struct report_data){xstrdup(name), xstrdup(dest), xstrdup(origin), synthetic, absent};
+}
+
+char *report_data_line(const struct report *r)
+{
+    char *s = NULL;
+    for (int i = 0; i < r->ndata; i++) {
+        char *t = xasprintf("%s%s%s: %s", s ? s : "", s ? "; " : "", r->data[i].dest, r->data[i].origin);
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+enum tipc_status report_emit_data(const struct report *r, struct metrics *m)
+{
+    for (int i = 0; i < r->ndata; i++) {
+        const struct report_data *d = &r->data[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "item", jstr(d->name));
+        json_object_set_new(o, "dest", jstr(d->dest));
+        json_object_set_new(o, "origin", jstr(d->origin));
+        json_object_set_new(o, "synthetic", json_boolean(d->synthetic));
+        json_object_set_new(o, "absent", json_boolean(d->absent));
+        TRY(metrics_emit(m, "data", o));
+    }
+    return TIPC_OK;
 }
 
 char *report_case_name(const struct report *r, const struct report_case *c)
@@ -177,11 +228,24 @@ enum tipc_status report_stage(struct report *r, const char *kind, const char *ma
     return st;
 }
 
+char *report_failure_message(const struct report_case *c)
+{
+    const char *reason = c->reason ? c->reason : "failed";
+    return c->error ? xasprintf("%s: %s", reason, c->error) : xstrdup(reason);
+}
+
+void report_stage_error(struct report *r, char *error)
+{
+    if (r->n > 0 && !r->c[r->n - 1].error) r->c[r->n - 1].error = error;
+    else free(error);
+}
+
 void report_skip(struct report *r, int k, int total, const char *kind, const char *matrix, const char *cmd,
-                 const char *reason, int line)
+                 const char *reason, int line, bool requested)
 {
     struct report_case *c = add_case(r, kind, matrix, cmd, line);
     c->outcome = CASE_SKIPPED;
+    c->requested = requested;
     c->status = -1;
     c->reason = xstrdup(reason);
     c->started = wall_seconds();
@@ -199,6 +263,13 @@ int report_count(const struct report *r, enum case_outcome o)
 }
 
 int report_failed(const struct report *r) { return report_count(r, CASE_FAILED); }
+
+bool report_run_failed(const struct report *r)
+{
+    for (int i = 0; i < r->n; i++)
+        if (r->c[i].outcome == CASE_FAILED || (r->c[i].outcome == CASE_SKIPPED && !r->c[i].requested)) return true;
+    return false;
+}
 
 void report_summary(const struct report *r, FILE *table, FILE *out)
 {
@@ -237,21 +308,16 @@ void report_summary(const struct report *r, FILE *table, FILE *out)
                 fprintf(table, "%4s    %s%.*s%s\n", "", col ? YELLOW : "", (int)k, wl, col ? RESET : "");
                 wl += k + (wl[k] == '\n');
             }
+            if (c->error) fprintf(table, "%4s    error:  %s\n", "", c->error);
         }
+        /* the run's wall clock (stages, preparation and reports between them) */
+        fprintf(table, "%4s  %-*s  %-9s %9.1f\n", "", w, "total", "", report_now() - r->started);
         fflush(table);
     }
     fprintf(out, "%d passed, %d failed, %d skipped\n", np, nf, ns);
     fflush(out);
 }
 
-/* A JSON string of any bytes (json_string refuses invalid UTF-8). */
-static json_t *jstr(const char *s)
-{
-    char *c = xml_text_clean_str(s);
-    json_t *j = json_string(c);
-    free(c);
-    return j;
-}
 
 enum tipc_status report_emit_run(const struct report *r, struct metrics *m)
 {
@@ -283,6 +349,7 @@ enum tipc_status report_emit_stage(const struct report *r, int i, struct metrics
                                                                               : "skipped"));
     json_object_set_new(o, "status", json_integer(c->status));
     json_object_set_new(o, "reason", c->reason ? jstr(c->reason) : json_null());
+    json_object_set_new(o, "error", c->error ? jstr(c->error) : json_null());
     json_object_set_new(o, "started", json_real(c->started));
     json_object_set_new(o, "seconds", json_real(c->seconds));
     json_object_set_new(o, "log", c->log_path ? jstr(c->log_path) : json_null());

@@ -15,6 +15,7 @@
 #include "cluster.h"           /* defines: run_check_cluster */
 #include "lock.h"              /* defines: run_lock_take, run_lock_try */
 #include "pending.h"           /* defines: pending_incomplete, pending_stopped */
+#include "optcheck.h"          /* defines: run_check_options */
 #include "proc.h"              /* defines: proc_run, proc_signals_init */
 #include "steps.h"             /* defines: cwd_enter, status_from_file, subst_model, run_repo_prepare */
 #include "tee.h"               /* defines: tee_start, tee_finish */
@@ -54,6 +55,7 @@ static void print_plan(const struct plan *p, const struct run_opts *a)
         char *shown = subst_model(s->cmd, p->seg_model ? p->seg_model : "");
         printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, shown);
         free(shown);
+        if (a->skip_gpu && s->needs_gpu) printf("               skipped: needs a GPU: %s (--skip-gpu)\n", a->skip_gpu);
         for (int c = 0; c < 2; c++)
             if (s->cwd[c]) printf("               cd %s (skipped if missing)\n", s->cwd[c]);
         if (s->status_file)
@@ -80,6 +82,7 @@ struct stage_env {
     const char *config_sha256; /* the config's digest (struct tipc_config), for the job id */
     double timeout_s;         /* per stage, 0: none */
     const char *timeout_text; /* as the user wrote it, for messages */
+    bool real_data;           /* --real-data: the stages refuse synthetic data */
 };
 
 /* A multi-node stage's job id and fingerprint, the same on every node of this run and different
@@ -105,15 +108,18 @@ static void job_env(const struct stage_env *se, const struct stage *s, int index
 
 /* *reason: why it failed when the exit status alone does not say (a timeout), else NULL. */
 static int run_stage(const struct stage *s, int index, const struct stage_env *se, const char *name,
-                     struct tee *tee, char **reason)
+                     const char *error_log, struct tee *tee, char **reason)
 {
-    const char *set[10] = {0}, *unset[2] = {0};
+    const char *set[14] = {0}, *unset[2] = {0};
     char *cvd = NULL, *logdir = NULL, *stage = xasprintf("TIPC_STAGE=%s", name), *id = NULL, *fp = NULL;
+    char *errlog = xasprintf("TIPC_ERROR_LOG=%s", error_log);   /* its tipc processes' error lines */
     int ns = 0;
+    set[ns++] = errlog;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
     if (s->rank_log_dir) set[ns++] = logdir = xasprintf("TIPC_LOG_DIR=%s", s->rank_log_dir);   /* under --output */
     if (se->pod_ip) set[ns++] = se->pod_ip;
+    if (se->real_data) set[ns++] = "TIPC_REAL_DATA=1";   /* training refuses synthetic data too */
     set[ns++] = se->metrics;
     set[ns++] = se->progress;
     set[ns++] = stage;
@@ -131,6 +137,7 @@ static int run_stage(const struct stage *s, int index, const struct stage_env *s
     free(cvd), free(id), free(fp);
     free(logdir);
     free(stage);
+    free(errlog);
     const char *kind = stage_kind_name(s->kind);
     *reason = NULL;
     if (res.timed_out) {
@@ -153,25 +160,37 @@ struct run_state {
     const struct plan *p;
     const struct stage_env *se;
     const char *own_dir;       /* OUTPUT/tipc: the logs tipc keeps, metrics, reports */
+    const char *own_abs;       /* the same, absolute (for a stage that starts in another folder) */
     struct report *r;
     enum case_outcome *done;   /* [p->n]: each stage's outcome so far */
+    bool *requested;           /* [p->n]: skipped on request (--skip-gpu), not because of a failure */
     const char *cur_model;     /* PaddleSeg's weights name as decided so far */
     int total;                 /* stages that run a command */
+    const char *skip_gpu;      /* --skip-gpu's reason: stages that need a GPU are skipped; NULL: run */
 };
 
 /* Run stage i (number k of R->total) unless the stage it depends on did not pass. */
 static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const struct stage *s)
 {
     const char *kind = stage_kind_name(s->kind);
+    if (R->skip_gpu && s->needs_gpu) {   /* this machine has no GPU, the run was told */
+        char *why = xasprintf("needs a GPU: %s (--skip-gpu)", R->skip_gpu);
+        report_skip(R->r, k, R->total, kind, s->matrix, s->cmd, why, s->line, true);
+        free(why);
+        R->done[i] = CASE_SKIPPED, R->requested[i] = true;
+        return TIPC_OK;
+    }
     if (s->dep >= 0 && R->done[s->dep] != CASE_PASSED) {
         int root = s->dep; /* name the failure itself, not the stages skipped because of it */
-        while (R->done[root] == CASE_SKIPPED && R->p->st[root].dep >= 0) root = R->p->st[root].dep;
+        while (R->done[root] == CASE_SKIPPED && !R->requested[root] && R->p->st[root].dep >= 0)
+            root = R->p->st[root].dep;
         char *dep = stage_label(&R->p->st[root]);
-        char *why = xasprintf("%s failed", dep);
-        report_skip(R->r, k, R->total, kind, s->matrix, s->cmd, why, s->line);
+        bool requested = R->requested[root];
+        char *why = requested ? xasprintf("%s was skipped (needs a GPU)", dep) : xasprintf("%s failed", dep);
+        report_skip(R->r, k, R->total, kind, s->matrix, s->cmd, why, s->line, requested);
         free(why);
         free(dep);
-        R->done[i] = CASE_SKIPPED;
+        R->done[i] = CASE_SKIPPED, R->requested[i] = requested;
         return TIPC_OK;
     }
     report_begin(R->r, k, R->total, kind, s->matrix);
@@ -186,9 +205,10 @@ static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const s
     char *name = xasprintf("%s.%s.%s%s%s%s", R->p->model, R->p->mode, kind, *s->matrix ? "[" : "", s->matrix,
                            *s->matrix ? "]" : "");
     double t0 = now_seconds(), wall = metrics_now();
-    char *reason;
+    char *reason, *errors = xasprintf("%s/%02d_%s.errors", R->own_abs, k, kind);
+    (void)unlink(errors);   /* a file of an earlier run in this folder */
     int here = cwd_enter(s->cwd);
-    int status = run_stage(s, i, R->se, name, log ? &tee : NULL, &reason);
+    int status = run_stage(s, i, R->se, name, errors, log ? &tee : NULL, &reason);
     cwd_leave(here);
     if (s->status_file) status = status_from_file(s->status_file, s->append_to);
     double secs = now_seconds() - t0;
@@ -201,6 +221,9 @@ static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const s
                        : strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
     enum tipc_status ws = report_stage(R->r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, why, wall,
                                        secs, s->line);
+    if (status != 0) report_stage_error(R->r, report_why(errors, log ? log : s->log_path));
+    (void)unlink(errors);
+    free(errors);
     free(why);
     R->done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
     free(name);
@@ -239,9 +262,9 @@ static enum tipc_status run_one(struct run_state *R, int i, int k)
 }
 
 /* The output folder is this run's (lock.h) and its reports say "incomplete" until the end
- * (pending.h); then what runs before the stages: the repo's prepare.sh, our data. */
+ * (pending.h); then what runs before the stages: the repo's prepare.sh, our data (*data: which). */
 static enum tipc_status claim_output(const struct plan *p, const struct run_opts *a, const struct pending *pd,
-                                     const char *own, int *lock)
+                                     const char *own, int *lock, struct prepare_record *data)
 {
     TRY(mkdir_p(p->log_dir));
     TRY(dir_check_writable(p->log_dir, "output folder"));   /* before any stage runs */
@@ -260,7 +283,11 @@ static enum tipc_status claim_output(const struct plan *p, const struct run_opts
     }
     if (p->results_header) TRY(append_line(p->status_log, p->results_header)); /* PaddleSeg */
     /* Our own configs get their data first (the original leaves that to a separate prepare.sh). */
-    if (p->ours && !a->no_prepare) TRY(prepare_for_run(a->config, p->model, p->mode, &a->prep));
+    if (p->ours && !a->no_prepare) {
+        struct prepare_opts po = a->prep;
+        po.record = data;
+        TRY(prepare_for_run(a->config, p->model, p->mode, &po));
+    }
     return TIPC_OK;
 }
 
@@ -268,27 +295,37 @@ static enum tipc_status claim_output(const struct plan *p, const struct run_opts
 static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a, const char *config_sha256,
                                  const struct pending *pd, bool *reported)
 {
+    double started = report_now();   /* the run's wall clock starts before its preparation */
+    struct prepare_record data = {0};   /* which data the run uses, for its reports */
     char *own = xasprintf("%s/tipc", p->log_dir);
     int lock = -1;
-    enum tipc_status st = claim_output(p, a, pd, own, &lock);
+    enum tipc_status st = claim_output(p, a, pd, own, &lock, &data);
     if (st != TIPC_OK) {
         run_lock_release(lock);
         free(own);
+        prepare_record_free(&data);
         return st;
     }
     char *self = self_exe_path();
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
     struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a->config,
-                           a->mode, config_sha256, a->timeout_s, a->timeout_text};
+                           a->mode, config_sha256, a->timeout_s, a->timeout_text, a->prep.real_data};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
+    r.started = started;
+    for (int i = 0; i < data.n; i++)
+        report_add_data(&r, data.v[i].name, data.v[i].dest, data.v[i].origin, data.v[i].synthetic, data.v[i].absent);
+    prepare_record_free(&data);
     struct metrics mx;
     st = metrics_create(&mx, metrics + strlen("TIPC_METRICS="));
     if (st == TIPC_OK) st = report_emit_run(&r, &mx);
+    if (st == TIPC_OK) st = report_emit_data(&r, &mx);
     int total = plan_count_runs(p);
     fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
-    struct run_state R = {p, &se, own, &r, xcalloc((size_t)p->n + 1, sizeof *R.done), p->seg_model, total};
+    char *own_abs = realpath(own, NULL);
+    struct run_state R = {p, &se, own, own_abs ? own_abs : own, &r, xcalloc((size_t)p->n + 1, sizeof *R.done),
+                          xcalloc((size_t)p->n + 1, sizeof *R.requested), p->seg_model, total, a->skip_gpu};
     proc_signals_init();
     for (int i = 0, k = 0; i < p->n && !interrupted() && st == TIPC_OK; i++) {
         const struct stage *s = &p->st[i];
@@ -334,15 +371,17 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a,
     if (interrupted()) {
         error_msg(TIPC_EINTR, "interrupted; %d of %d commands ran", r.n, total);
         st = TIPC_EINTR;
-    } else if (st == TIPC_OK && (report_failed(&r) || report_count(&r, CASE_SKIPPED))) {
+    } else if (st == TIPC_OK && report_run_failed(&r)) {
         st = TIPC_EFAIL;
     }
     report_free(&r);
     run_lock_release(lock);
     free(R.done);
+    free(R.requested);
     free(own_junit);
     free(metrics);
     free(own);
+    free(own_abs);
     free(self);
     free(pod_ip);
     return st;
@@ -400,7 +439,8 @@ enum tipc_status run_config(const struct run_opts *a)
         st = plan_build(&p, &cfg, a->mode, &po);
         if (st == TIPC_OK) {
             restarts_check(&p, a);
-            st = plan_resolve_inputs(&p, a->config);   /* before anything runs */
+            st = plan_resolve_inputs(&p, &cfg);   /* before anything runs */
+            if (st == TIPC_OK) st = run_check_options(&p, &cfg, a->find_cmd);   /* a mistyped flag, at its line */
             if (st == TIPC_OK) st = run_check_cluster(&p, a->config);
             if (st == TIPC_OK && a->dry_run) print_plan(&p, a);
             else if (st == TIPC_OK) st = run_plan(&p, a, cfg.sha256, &pd, &reported);

@@ -6,18 +6,22 @@
 #include <stdbool.h>
 #include "../../core/status.h"
 #include "../../prepare/prepare.h"   /* struct prepare_opts */
+#include "optcheck.h"                    /* run_find_cmd */
 
 struct run_opts {
     const char *config, *mode, *gpuid; /* the positional words; gpuid NULL when absent */
     const char *node_ip, *output, *junit, *dialect;   /* NULL when not given */
+    const char *skip_gpu;       /* --skip-gpu REASON: skip the stages that need a GPU; NULL: run them */
     const char *timeout_text;   /* --stage-timeout as written (messages); timeout_s its value, 0: none */
     double timeout_s;
     bool dry_run, no_prepare, prepare;
     int max_restarts;           /* --max-restarts / TIPC_MAX_RESTARTS: the train stages' launcher's */
     struct prepare_opts prep;   /* for python:tipc configs: offline unless TIPC_OFFLINE=0 */
+    run_find_cmd find_cmd;      /* tipc's commands by name: their option tables check the plan (optcheck.h) */
 };
 
-/* The run's status: TIPC_OK when every stage passed, TIPC_EFAIL when one failed or was skipped,
+/* The run's status: TIPC_OK when every stage passed or was skipped on request (--skip-gpu),
+ * TIPC_EFAIL when one failed or was skipped because of a failure,
  * TIPC_EINTR when interrupted, or the error that stopped it (config, plan, output folder). */
 enum tipc_status run_config(const struct run_opts *o);
 /* The command line was refused (st) before run_config: a failing --junit report saying so, in

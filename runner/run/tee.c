@@ -46,6 +46,24 @@ static void log_bytes(struct tee *t, int k, const char *p, size_t n)
     }
 }
 
+/* After n bytes went to the terminal's stderr: is its current line a redrawn one that still shows
+ * something (a bar; "\r   \r", the bar erased, shows nothing)? */
+static bool bar_after(bool open, const char *p, size_t n)
+{
+    const char *nl = memrchr(p, '\n', n), *seg = nl ? nl + 1 : p;
+    size_t segn = n - (size_t)(seg - p);
+    const char *cr = memrchr(seg, '\r', segn);
+    if (cr) return (size_t)(cr + 1 - seg) < segn;
+    return nl ? false : open;
+}
+
+/* Erase a bar stderr left on the terminal's current line (only where stderr is a terminal). */
+static void erase_bar(struct tee *t)
+{
+    if (t->bar_open && isatty(2)) (void)write_all(2, "\r\033[K", 4);
+    t->bar_open = false;
+}
+
 static void *tee_thread(void *arg)
 {
     struct tee *t = arg;
@@ -70,12 +88,15 @@ static void *tee_thread(void *arg)
                 open_fds--;
                 continue;
             }
+            if (k == 0) erase_bar(t);
             (void)write_all(k == 0 ? 1 : 2, buf, (size_t)n); /* the console is best effort; the log is not */
+            if (k == 1) t->bar_open = bar_after(t->bar_open, buf, (size_t)n);
             log_bytes(t, k, buf, (size_t)n);
         }
     }
     for (int k = 0; k < 2; k++)
         if (t->rd[k] >= 0) close(t->rd[k]), t->rd[k] = -1;
+    erase_bar(t);   /* a stage that ended with its bar on screen: tipc's next line starts clean */
     for (int k = 0; k < 2; k++) {
         if (t->cr[k]) t->len[k] = 0;
         log_flush_line(t, k); /* a last line without '\n' */

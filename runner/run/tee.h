@@ -2,7 +2,9 @@
  * For stages whose command does not redirect its own output (training, in every harness): the
  * child's stdout and stderr are pipes; a thread copies each to tipc's own stdout/stderr and both,
  * line by line as they come, to the log. The log gets what a terminal finally shows: a line
- * redrawn with '\r' (a progress bar) keeps only its last state. */
+ * redrawn with '\r' (a progress bar) keeps only its last state. On a terminal, a bar the child left
+ * on stderr's current line is erased before its stdout (or tipc's next line) writes there: the two
+ * pipes are read in either order, so the child's own erasing may come too late. */
 #ifndef TIPC_TEE_H
 #define TIPC_TEE_H
 #include <pthread.h>
@@ -21,6 +23,8 @@ struct tee {
     char *line[2];              /* the log line being built, per stream (stdout, stderr) */
     size_t len[2], cap[2];
     bool cr[2];                 /* a '\r' was just seen */
+    bool bar_open;              /* the terminal's current line is one stderr redraws with '\r' (a
+                                 * progress bar): erased before stdout writes there, or the run goes on */
 };
 
 /* Create the log (truncated; no symlink followed) and the pipes, start the copying thread. */

@@ -10,7 +10,7 @@ make -s -C "$ROOT" install PREFIX="$pfx" >"$TMPDIR/install.log" 2>&1 || { cat "$
 share=$pfx/share/tipc
 for f in bin/tipc share/tipc/configs/datasets.yaml share/tipc/configs/mobilenet_v3_small/mobilenet_v3_small.yaml \
          share/tipc/configs/mobilenet_v3_small/train_infer.txt share/tipc/configs/mobilenet_v3_small/train_fleet_infer.txt \
-         share/tipc/images/demo.jpg; do
+         share/tipc/images/demo.jpg share/man/man1/tipc.1 share/bash-completion/completions/tipc; do
     [ -s "$pfx/$f" ] || fail "make install did not install $f"
 done
 [ -x "$pfx/bin/tipc" ] || fail "installed tipc is not executable"
