@@ -16,7 +16,10 @@
 /* STAGE_NOTE: a line the original echoes; STAGE_LINKS: PaddleClas's `ln -s model.* inference.*` in the
  * folder `cmd` (made only when that folder exists); STAGE_COPY: PaddleDetection's `cp CMD/(all) APPEND_TO/`
  * (the files of folder `cmd` into folder `append_to`). None runs a command or gets a status line. */
-enum stage_kind { STAGE_TRAIN, STAGE_EVAL, STAGE_EXPORT, STAGE_INFER, STAGE_NOTE, STAGE_LINKS, STAGE_COPY, STAGE_APPEND };
+enum stage_kind { STAGE_TRAIN, STAGE_EVAL, STAGE_EXPORT, STAGE_INFER, STAGE_SPEED, STAGE_NOTE, STAGE_LINKS, STAGE_COPY,
+                  STAGE_APPEND };
+/* STAGE_SPEED: benchmark_train's analysis of a training log into a speed record (`tipc speed`, in
+ * place of Paddle's analysis.py; plan/bench.c). It runs a command and gets a status line. */
 /* STAGE_APPEND: PaddleSeg's `cat CMD >> APPEND_TO` after a launched train (no status line). */
 
 /* PaddleSeg decides the weights' name only after a train has run: commands carry this token, which
@@ -48,6 +51,12 @@ struct stage {
     char *exec;            /* the string `cl` was parsed from, when it is not `cmd` (NULL: cmd) */
     char *model_probe;     /* after this train: if MODEL_PROBE/<weights name> is no file ... */
     char *model_fallback;  /* ... the weights name becomes this (PaddleSeg) */
+    /* benchmark_train (plan/bench.c): */
+    char *tee_log;         /* the stage's whole output also goes here (the original's `bash HARNESS > LOG
+                              2>&1`), appended when tee_append, else truncated first; NULL: none */
+    bool tee_append;
+    char *status_log;      /* its status line goes to this results log, not the plan's (NULL: the plan's) */
+    double timeout_s;      /* the original's own `timeout 5m` (0: none; --stage-timeout wins) */
 };
 
 struct plan {
@@ -63,6 +72,9 @@ struct plan {
     char *seg_model;       /* PB_MODEL_TOKEN's first value, or NULL */
     struct stage *st;
     int n;
+    char **env;            /* benchmark_train: the section's `flags:` as NAME=value, set for every stage */
+    int nenv;
+    char *save_log;        /* benchmark_train: SAVE_LOG (train_log/, index/, benchmark_log/), else NULL */
 };
 
 struct plan_opts {
@@ -84,7 +96,7 @@ extern const char *const plan_modes[]; /* NULL-terminated list of known MODEs */
 enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const char *mode,
                             const struct plan_opts *o);
 void plan_free(struct plan *p);
-/* Number of stages that run a command (all but STAGE_NOTE and STAGE_LINKS). */
+/* Number of stages that run a command (train, eval, export, infer, speed). */
 int plan_count_runs(const struct plan *p);
 const char *stage_kind_name(enum stage_kind k);
 

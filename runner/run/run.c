@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_run.h"         /* defines: bench_plan_load, bench_stage_dirs */
 #include "cluster.h"           /* defines: run_check_cluster */
 #include "proc.h"              /* defines: proc_run, proc_signals_init */
 #include "steps.h"             /* defines: cwd_enter, status_from_file, subst_model, run_repo_prepare */
@@ -38,6 +39,12 @@ static void print_plan(const struct plan *p, const struct run_opts *a)
     printf("# dialect: %s (%s): %s\n", p->dialect->name, p->family == CFG_STEP6 ? "Step6's harness for 32-line configs"
            : p->dialect->repo, p->dialect_why);
     printf("# output: %s\n", p->log_dir);
+    if (p->save_log) printf("# benchmark logs and speed records: %s (train_log/, index/, benchmark_log/)\n", p->save_log);
+    if (p->nenv) {   /* benchmark_train: the section's flags line, for every stage */
+        printf("# env:");
+        for (int i = 0; i < p->nenv; i++) printf(" %s", p->env[i]);
+        printf("\n");
+    }
     if (a->prepare) printf("  0 prepare      bash test_tipc/prepare.sh %s %s\n", a->config, a->mode);
     int k = 0;
     for (int i = 0; i < p->n; i++) {
@@ -46,8 +53,13 @@ static void print_plan(const struct plan *p, const struct run_opts *a)
         case STAGE_NOTE: printf("         echo: %s\n", s->cmd); continue;
         case STAGE_LINKS: printf("         links: %s/inference.{pdmodel,pdiparams} -> model.* (if that folder exists)\n", s->cmd); continue;
         case STAGE_COPY: printf("         copy: the files of %s into %s/ (if that folder exists)\n", s->cmd, s->append_to); continue;
-        case STAGE_APPEND: printf("         append: %s >> %s (if it exists)\n", s->cmd, s->append_to); continue;
-        case STAGE_TRAIN: case STAGE_EVAL: case STAGE_EXPORT: case STAGE_INFER: break;
+        case STAGE_APPEND:
+            if (s->tee_log && s->timeout_s > 0)
+                printf("         output: > %s (timeout %.0fs) (no command)\n", s->tee_log, s->timeout_s);
+            else if (s->tee_log) printf("         output: > %s (no command)\n", s->tee_log);
+            else printf("         append: %s >> %s (if it exists)\n", s->cmd, s->append_to);
+            continue;
+        case STAGE_TRAIN: case STAGE_EVAL: case STAGE_EXPORT: case STAGE_INFER: case STAGE_SPEED: break;
         }
         char *shown = subst_model(s->cmd, p->seg_model ? p->seg_model : "");
         printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, shown);
@@ -59,6 +71,12 @@ static void print_plan(const struct plan *p, const struct run_opts *a)
         if (s->model_probe)
             printf("               then: if %s/<weights> is missing, the weights become %s\n", s->model_probe,
                    s->model_fallback);
+        if (s->tee_log) {
+            printf("               output: %s %s", s->tee_append ? ">>" : ">", s->tee_log);
+            if (s->timeout_s > 0) printf(" (timeout %.0fs)", s->timeout_s);
+            printf("\n");
+        }
+        if (s->status_log) printf("               status line: %s\n", s->status_log);
         if (s->cvd == CVD_SET) printf("               env CUDA_VISIBLE_DEVICES=%s\n", s->cvd_value);
         else if (s->cvd == CVD_UNSET) printf("               env -u CUDA_VISIBLE_DEVICES\n");
         if (s->ips) {
@@ -77,6 +95,9 @@ struct stage_env {
     const char *config, *mode;
     double timeout_s;         /* per stage, 0: none */
     const char *timeout_text; /* as the user wrote it, for messages */
+    char **env;               /* benchmark_train: the flags line's NAME=value, for every stage */
+    int nenv;
+    const char *run_time;     /* a speed stage's "model_run_time=S" (its training's seconds), else NULL */
 };
 
 /* A multi-node stage's job id and fingerprint, the same on every node of this run and different
@@ -117,9 +138,12 @@ static void job_env(const char *config, const char *mode, const struct stage *s,
 static int run_stage(const struct stage *s, int index, const struct stage_env *se, const char *name,
                      struct tee *tee, char **reason)
 {
-    const char *set[10] = {0}, *unset[2] = {0};
+    const char *unset[2] = {0};
+    const char **set = xcalloc((size_t)se->nenv + 12, sizeof *set);
     char *cvd = NULL, *logdir = NULL, *stage = xasprintf("TIPC_STAGE=%s", name), *id = NULL, *fp = NULL;
     int ns = 0;
+    for (int i = 0; i < se->nenv; i++) set[ns++] = se->env[i];   /* benchmark_train's flags line */
+    if (se->run_time) set[ns++] = se->run_time;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
     if (s->rank_log_dir) set[ns++] = logdir = xasprintf("TIPC_LOG_DIR=%s", s->rank_log_dir);   /* under --output */
@@ -135,18 +159,23 @@ static int run_stage(const struct stage *s, int index, const struct stage_env *s
         set[ns++] = fp;
     }
     struct proc_env env = {se->self, set, unset, tee ? tee->child_out : -1, tee ? tee->child_err : -1,
-                           se->timeout_s};
+                           se->timeout_s > 0 ? se->timeout_s : s->timeout_s};
     struct proc_result res;
     int status = proc_run(&s->cl, &env, &res);
+    free(set);
     free(cvd), free(id), free(fp);
     free(logdir);
     free(stage);
     const char *kind = stage_kind_name(s->kind);
     *reason = NULL;
     if (res.timed_out) {
-        error_at(TIPC_EFAIL, se->config, s->line, "the %s stage timed out after %s (--stage-timeout); it and "
-                 "every process it started were stopped (SIGTERM, SIGKILL after 5 s)", kind, se->timeout_text);
-        *reason = xasprintf("timed out after %s (--stage-timeout)", se->timeout_text);
+        char own[32];
+        snprintf(own, sizeof own, "%gs", s->timeout_s);
+        const char *after = se->timeout_s > 0 ? se->timeout_text : own,
+                   *by = se->timeout_s > 0 ? "--stage-timeout" : "the benchmark script's own timeout";
+        error_at(TIPC_EFAIL, se->config, s->line, "the %s stage timed out after %s (%s); it and "
+                 "every process it started were stopped (SIGTERM, SIGKILL after 5 s)", kind, after, by);
+        *reason = xasprintf("timed out after %s (%s)", after, by);
     } else if (res.leftovers)
         warning_msg("%s:%d: the %s stage ended but left %d process%s running; stopped (nothing a stage starts "
                     "outlives it)", se->config, s->line, kind, res.leftovers, res.leftovers == 1 ? "" : "es");
@@ -165,6 +194,7 @@ struct run_state {
     const char *own_dir;       /* OUTPUT/tipc: the logs tipc keeps, metrics, reports */
     struct report *r;
     enum case_outcome *done;   /* [p->n]: each stage's outcome so far */
+    double *secs;              /* [p->n]: each stage's seconds (a speed stage's model_run_time) */
     const char *cur_model;     /* PaddleSeg's weights name as decided so far */
     int total;                 /* stages that run a command */
 };
@@ -185,10 +215,12 @@ static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const s
         return TIPC_OK;
     }
     report_begin(R->r, k, R->total, kind, s->matrix);
-    /* A command that does not keep its own log (training): keep a copy of its output. */
-    char *log = s->log_path ? NULL : xasprintf("%s/%02d_%s.log", R->own_dir, k, kind);
+    /* A command that does not keep its own log (training): keep a copy of its output. A benchmark
+     * run's stages write to the log the original redirects its harness run to. */
+    char *log = s->tee_log ? xstrdup(s->tee_log) : s->log_path ? NULL : xasprintf("%s/%02d_%s.log", R->own_dir, k, kind);
     struct tee tee;
-    enum tipc_status st = log ? tee_start(&tee, log) : TIPC_OK;
+    enum tipc_status st = bench_stage_dirs(s);
+    if (st == TIPC_OK && log) st = tee_start_append(&tee, log, s->tee_append);
     if (st != TIPC_OK) {
         free(log);
         return st;
@@ -198,7 +230,11 @@ static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const s
     double t0 = now_seconds(), wall = metrics_now();
     char *reason;
     int here = cwd_enter(s->cwd);
-    int status = run_stage(s, i, R->se, name, log ? &tee : NULL, &reason);
+    struct stage_env se = *R->se;
+    char *run_time = s->kind == STAGE_SPEED && s->dep >= 0 ? xasprintf("model_run_time=%.0f", R->secs[s->dep]) : NULL;
+    se.run_time = run_time;
+    int status = run_stage(s, i, &se, name, log ? &tee : NULL, &reason);
+    free(run_time);
     cwd_leave(here);
     if (s->status_file) status = status_from_file(s->status_file, s->append_to);
     double secs = now_seconds() - t0;
@@ -209,8 +245,12 @@ static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const s
                               ? tipc_status_name((enum tipc_status)status) : "unknown";
     char *why = reason ? reason
                        : strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
+    R->secs[i] = secs;
+    char *plan_log = R->r->status_log;   /* a speed stage's line goes to benchmark_log/results.log */
+    if (s->status_log) R->r->status_log = s->status_log;
     enum tipc_status ws = report_stage(R->r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, why, wall,
                                        secs, s->line);
+    R->r->status_log = plan_log;
     free(why);
     R->done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
     free(name);
@@ -272,7 +312,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
     struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a->config,
-                           a->mode, a->timeout_s, a->timeout_text};
+                           a->mode, a->timeout_s, a->timeout_text, p->env, p->nenv, NULL};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
     struct metrics mx;
@@ -280,7 +320,8 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
     if (st == TIPC_OK) st = report_emit_run(&r, &mx);
     int total = plan_count_runs(p);
     fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
-    struct run_state R = {p, &se, own, &r, xcalloc((size_t)p->n + 1, sizeof *R.done), p->seg_model, total};
+    struct run_state R = {p, &se, own, &r, xcalloc((size_t)p->n + 1, sizeof *R.done),
+                          xcalloc((size_t)p->n + 1, sizeof(double)), p->seg_model, total};
     proc_signals_init();
     for (int i = 0, k = 0; i < p->n && !interrupted() && st == TIPC_OK; i++) {
         const struct stage *s = &p->st[i];
@@ -291,6 +332,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
         if (s->kind == STAGE_LINKS || s->kind == STAGE_COPY || s->kind == STAGE_APPEND) {
             if (s->kind == STAGE_LINKS) stage_links(s->cmd);
             else if (s->kind == STAGE_COPY) stage_copy(s->cmd, s->append_to);
+            else if (s->tee_log) st = bench_empty_log(s);   /* a benchmark harness run without commands */
             else (void)status_from_file(s->cmd, s->append_to); /* the original ignores this cat's status */
             R.done[i] = CASE_PASSED;
             continue;
@@ -321,6 +363,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
     }
     report_free(&r);
     free(R.done);
+    free(R.secs);
     free(own_junit);
     free(metrics);
     free(own);
@@ -347,12 +390,18 @@ enum tipc_status run_config(const struct run_opts *a)
     char why[PATH_MAX + 256];
     const struct dialect *d = dialect_choose(a->config, a->dialect, why, sizeof why);
     if (!d) return TIPC_EUSAGE;
-    struct tipc_config cfg;
-    TRY(cfg_load_opts(&cfg, a->config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
+    struct tipc_config cfg = {0};
     struct plan p;
-    struct plan_opts po = {.output_dir = a->output, .gpuid = a->gpuid, .dialect = d, .dialect_why = why,
+    bool bench = !strcmp(a->mode, "benchmark_train");
+    struct plan_opts po = {.output_dir = a->output, .gpuid = bench ? NULL : a->gpuid, .dialect = d, .dialect_why = why,
                            .max_restarts = a->max_restarts};
-    enum tipc_status st = plan_build(&p, &cfg, a->mode, &po);
+    enum tipc_status st;
+    if (bench) {
+        st = bench_plan_load(&p, a, &po);   /* the third word is PARAMS */
+    } else {
+        TRY(cfg_load_opts(&cfg, a->config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
+        st = plan_build(&p, &cfg, a->mode, &po);
+    }
     if (st == TIPC_OK) {
         restarts_check(&p, a);
         st = plan_resolve_inputs(&p, a->config);   /* before anything runs */

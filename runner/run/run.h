@@ -14,6 +14,8 @@ struct run_opts {
     double timeout_s;
     bool dry_run, no_prepare, prepare;
     int max_restarts;           /* --max-restarts / TIPC_MAX_RESTARTS: the train stages' launcher's */
+    int repeat;                 /* benchmark_train: run every case this many times (0, 1: once) */
+    const char *baseline;       /* --baseline DIR: compare this run's figures with DIR's at the end */
     struct prepare_opts prep;   /* for python:tipc configs: offline unless TIPC_OFFLINE=0 */
 };
 
