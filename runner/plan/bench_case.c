@@ -137,7 +137,7 @@ static void step6_trainer(struct bench_run *br, const struct bench_case *c)
     char *workers = nw ? xasprintf(" --workers=%s", nw) : xstrdup("");
     char *line = xasprintf("%s --print-freq=1%s%s%s", br->trainer_line,
                            br->ours ? " -o Global.eval_during_train=false" : "", workers, pflag);
-    btext_set(&br->text, 14, line);
+    btext_put(&br->text, 14, line);
     free(line), free(workers), free(pflag);
 }
 

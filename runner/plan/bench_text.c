@@ -65,6 +65,13 @@ static char *sed_replacement(const char *repl, const char *match, size_t mlen)
     return out;
 }
 
+void btext_put(struct btext *t, int line, const char *text)
+{
+    if (line < 1 || line > t->n) return;
+    free(t->line[line - 1]);
+    t->line[line - 1] = xstrdup(text);
+}
+
 bool btext_set(struct btext *t, int line, const char *text)
 {
     /* sed sees the '/' of the text as the end of its s command: `sed: unknown option to s'`, no edit */

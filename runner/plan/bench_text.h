@@ -19,6 +19,8 @@ char *btext_join(const struct btext *t, size_t *len);
 /* Physical line `line`, NULL past the end. */
 const char *btext_get(const struct btext *t, int line);
 
+/* Line `line` becomes `text`, as it is (our own rows' edits, not a script's sed). */
+void btext_put(struct btext *t, int line, const char *text);
 /* Does some line hold `text`? */
 bool btext_has(const struct btext *t, const char *text);
 

@@ -7,12 +7,14 @@
 #include <errno.h>
 #include <openssl/evp.h>
 #include <limits.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "baseline.h"          /* defines: run_baseline */
 #include "bench_run.h"         /* defines: bench_plan_load, bench_stage_dirs */
 #include "cluster.h"           /* defines: run_check_cluster */
 #include "proc.h"              /* defines: proc_run, proc_signals_init */
@@ -134,6 +136,15 @@ static void job_env(const char *config, const char *mode, const struct stage *s,
     free(bytes);
 }
 
+/* User + system seconds of this process's waited-for children and their descendants (each parent
+ * waits for its own; tipc is the subreaper of the orphans). A stage's share is the difference. */
+static double children_cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0) return 0;
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
 /* *reason: why it failed when the exit status alone does not say (a timeout), else NULL. */
 static int run_stage(const struct stage *s, int index, const struct stage_env *se, const char *name,
                      struct tee *tee, char **reason)
@@ -227,7 +238,7 @@ static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const s
     }
     char *name = xasprintf("%s.%s.%s%s%s%s", R->p->model, R->p->mode, kind, *s->matrix ? "[" : "", s->matrix,
                            *s->matrix ? "]" : "");
-    double t0 = now_seconds(), wall = metrics_now();
+    double t0 = now_seconds(), wall = metrics_now(), cpu0 = children_cpu_seconds();
     char *reason;
     int here = cwd_enter(s->cwd);
     struct stage_env se = *R->se;
@@ -246,11 +257,13 @@ static enum tipc_status run_one_stage(struct run_state *R, int i, int k, const s
     char *why = reason ? reason
                        : strcmp(meaning, "unknown") ? xasprintf("exit status %d (tipc: %s)", status, meaning) : NULL;
     R->secs[i] = secs;
+    double cpu = children_cpu_seconds() - cpu0;   /* the stage's whole tree: every process was waited for */
     char *plan_log = R->r->status_log;   /* a speed stage's line goes to benchmark_log/results.log */
     if (s->status_log) R->r->status_log = s->status_log;
     enum tipc_status ws = report_stage(R->r, kind, s->matrix, s->cmd, log ? log : s->log_path, status, why, wall,
                                        secs, s->line);
     R->r->status_log = plan_log;
+    R->r->c[R->r->n - 1].cpu_s = cpu;
     free(why);
     R->done[i] = status == 0 ? CASE_PASSED : CASE_FAILED;
     free(name);
@@ -345,6 +358,12 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
     enum tipc_status ms = report_emit_summary(&r, &mx);
     if (st == TIPC_OK) st = ms;
     metrics_close(&mx);
+    struct cmp_result cmp;
+    if (a->baseline && !interrupted()) {   /* the gate: in the table, the JUnit report and report.html */
+        enum tipc_status bs = run_baseline(p, a, metrics + strlen("TIPC_METRICS="), &cmp);
+        if (bs == TIPC_OK) r.baseline = &cmp;
+        else if (st == TIPC_OK) st = bs;
+    }
     char *own_junit = xasprintf("%s/junit.xml", own), *html = xasprintf("%s/report.html", own);
     const char *junits[] = {own_junit, a->junit};
     for (int j = 0; j < 2; j++) {
@@ -360,7 +379,12 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
         st = TIPC_EINTR;
     } else if (st == TIPC_OK && (report_failed(&r) || report_count(&r, CASE_SKIPPED))) {
         st = TIPC_EFAIL;
+    } else if (st == TIPC_OK && r.baseline && compare_failures(r.baseline)) {
+        error_msg(TIPC_EFAIL, "%d figure%s worse than the baseline '%s' allows (the table above)",
+                  compare_failures(r.baseline), compare_failures(r.baseline) == 1 ? " is" : "s are", a->baseline);
+        st = TIPC_EFAIL;
     }
+    if (r.baseline) compare_free(&cmp);
     report_free(&r);
     free(R.done);
     free(R.secs);

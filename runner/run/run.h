@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include "../../core/status.h"
 #include "../../prepare/prepare.h"   /* struct prepare_opts */
+#include "../report/compare.h"         /* struct cmp_thresholds */
 
 struct run_opts {
     const char *config, *mode, *gpuid; /* the positional words; gpuid NULL when absent */
@@ -16,6 +17,7 @@ struct run_opts {
     int max_restarts;           /* --max-restarts / TIPC_MAX_RESTARTS: the train stages' launcher's */
     int repeat;                 /* benchmark_train: run every case this many times (0, 1: once) */
     const char *baseline;       /* --baseline DIR: compare this run's figures with DIR's at the end */
+    struct cmp_thresholds th;   /* the gate's limits (--max-ips-drop ...) */
     struct prepare_opts prep;   /* for python:tipc configs: offline unless TIPC_OFFLINE=0 */
 };
 
