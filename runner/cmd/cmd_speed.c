@@ -55,7 +55,7 @@ int cmd_speed(int argc, char **argv)
     }
     struct speed_result res;
     enum tipc_status st = speed_analyze(&a, &res);
-    res.unreadable = st != TIPC_OK;
+    if (st != TIPC_OK) res.raised = true;
     char *json = speed_record_json(&a, &res);
     const char *slash = strrchr(a.speed_log_file, '/');
     enum tipc_status ws = TIPC_OK;

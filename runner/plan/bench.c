@@ -52,24 +52,6 @@ static const struct bench_style *style_for(const struct plan_opts *o, bool step6
     return &styles[3]; /* the reference 51-line harness is PaddleOCR's */
 }
 
-char *bench_gpu_ids(const char *layout, char *err, size_t errlen)
-{
-    char *end;
-    long m = 0, p = 0;
-    if (layout[0] == 'N' && isdigit((unsigned char)layout[1])) m = strtol(layout + 1, &end, 10);
-    else end = (char *)layout;
-    if (m >= 1 && *end == 'C' && isdigit((unsigned char)end[1])) p = strtol(end + 1, &end, 10);
-    if (m < 1 || m > 4096 || p < 1 || p > 65536 || *end) {
-        snprintf(err, errlen, "device layout '%s': want N<nodes>C<cards>, e.g. N1C1, N1C8, N2C4", layout);
-        return NULL;
-    }
-    long last = (p - 1) / m;   /* set_gpu_id: seq -s, 0 $(( (P-1) / M )) */
-    size_t cap = (size_t)(last + 1) * 8 + 1;
-    char *s = xmalloc(cap), *o = s;
-    for (long i = 0; i <= last; i++) o += snprintf(o, cap - (size_t)(o - s), "%s%ld", i ? "," : "", i);
-    return s;
-}
-
 /* func_parser_value on lines[i] of the whole file (the scripts `cat` it): entries are the
  * non-empty lines, and i is a PHYSICAL line number from grep, as the scripts mix the two. */
 static const char *entry_value(const struct tipc_config *all, int i) { return cfg_at(all, i)->value; }

@@ -4,6 +4,7 @@
  * measured run a STAGE_SPEED with analysis.py's arguments. */
 #include "bench_internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,24 @@ struct bench_case {
     char *gpu_id;
     int repeat;
 };
+
+char *bench_gpu_ids(const char *layout, char *err, size_t errlen)
+{
+    char *end;
+    long m = 0, p = 0;
+    if (layout[0] == 'N' && isdigit((unsigned char)layout[1])) m = strtol(layout + 1, &end, 10);
+    else end = (char *)layout;
+    if (m >= 1 && *end == 'C' && isdigit((unsigned char)end[1])) p = strtol(end + 1, &end, 10);
+    if (m < 1 || m > 4096 || p < 1 || p > 65536 || *end) {
+        snprintf(err, errlen, "device layout '%s': want N<nodes>C<cards>, e.g. N1C1, N1C8, N2C4", layout);
+        return NULL;
+    }
+    long last = (p - 1) / m;   /* set_gpu_id: seq -s, 0 $(( (P-1) / M )) */
+    size_t cap = (size_t)(last + 1) * 8 + 1;
+    char *s = xmalloc(cap), *o = s;
+    for (long i = 0; i <= last; i++) o += snprintf(o, cap - (size_t)(o - s), "%s%ld", i ? "," : "", i);
+    return s;
+}
 
 /* A word as our command parser reads it back: bare when it is plain, else single-quoted. */
 static char *quote_word(const char *w, bool always)
@@ -121,6 +140,7 @@ static void add_speed(struct plan *p, size_t *cap, const struct bench_run *br, c
     st.dep = dep;
     st.cvd = CVD_INHERIT;
     st.status_log = xasprintf("%s/benchmark_log/results.log", c->save);
+    st.record = xstrdup(rec);
     push_stage(p, cap, &st);
     free(qlog), free(qrec), free(model), free(qmodel), free(qbs), free(qrun), free(qfp), free(qdev);
 }

@@ -121,6 +121,7 @@ void plan_free(struct plan *p)
         free(s->model_fallback);
         free(s->tee_log);
         free(s->status_log);
+        free(s->record);
     }
     for (int i = 0; i < p->nenv; i++) free(p->env[i]);
     free(p->env);

@@ -57,6 +57,7 @@ struct stage {
     bool tee_append;
     char *status_log;      /* its status line goes to this results log, not the plan's (NULL: the plan's) */
     double timeout_s;      /* the original's own `timeout 5m` (0: none; --stage-timeout wins) */
+    char *record;          /* STAGE_SPEED: the speed record it writes (--speed_log_file) */
 };
 
 struct plan {

@@ -249,12 +249,12 @@ enum tipc_status compare_load(const char *path, struct cmp_set *set)
     walk(path, 0, &rec, &met);
     struct paths *use = rec.n ? &rec : &met;
     set->records = rec.n > 0;
-    qsort(use->p, (size_t)use->n, sizeof *use->p, cmp_str);
+    if (use->n > 1) qsort(use->p, (size_t)use->n, sizeof *use->p, cmp_str);
     enum tipc_status st = TIPC_OK;
     for (int i = 0; i < use->n && st == TIPC_OK; i++)
         st = rec.n ? load_record(set, use->p[i]) : load_metrics(set, use->p[i], false);
     /* beside records, the run's metrics give the CPU seconds of each training (and the curves) */
-    qsort(met.p, (size_t)met.n, sizeof *met.p, cmp_str);
+    if (met.n > 1) qsort(met.p, (size_t)met.n, sizeof *met.p, cmp_str);
     for (int i = 0; rec.n && i < met.n && st == TIPC_OK; i++) st = load_metrics(set, met.p[i], true);
     for (int i = 0; i < rec.n; i++) free(rec.p[i]);
     for (int i = 0; i < met.n; i++) free(met.p[i]);

@@ -110,6 +110,7 @@ enum tipc_status speed_analyze(const struct speed_args *a, struct speed_result *
     fclose(f);
     if (bad) return error_at(TIPC_EIO, a->filename, 0, "cannot read the training log: %s", strerror(EIO));
     int skip = a->skip_steps > 0 ? a->skip_steps : 0;
+    r->raised = !a->has_batch;   /* Python's `None <= 0` raises before the unit is reset */
     if (a->base_batch_size <= 0 || r->nrec <= skip + 10) return TIPC_OK;
     int m = r->nrec - skip;
     double *s = xmalloc(sizeof *s * (size_t)m);
@@ -254,7 +255,7 @@ char *speed_record_json(const struct speed_args *a, const struct speed_result *r
     char ips[64] = "0";
     if (r->ok) speed_py_float(r->ips, ips, sizeof ips);
     fprintf(o, ", \"ips\": %s", ips);
-    fputs(", \"speed_unit\": ", o), json_str(o, r->ok || r->unreadable ? (a->speed_unit ? a->speed_unit : "images/s") : "");
+    fputs(", \"speed_unit\": ", o), json_str(o, r->ok || r->raised ? (a->speed_unit ? a->speed_unit : "images/s") : "");
     fputs(", \"device_num\": ", o), json_str(o, a->device_num ? a->device_num : "N1C1");
     fputs(", \"model_run_time\": ", o), json_env(o, "model_run_time");
     fputs(", \"frame_commit\": ", o), json_env(o, "frame_commit");

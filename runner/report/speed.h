@@ -32,7 +32,8 @@ struct speed_result {
     int nrec;
     double ips;            /* 0 when none */
     bool ok;               /* enough records and a finite ips */
-    bool unreadable;       /* the log could not be read (the record keeps --speed_unit, as analysis.py's) */
+    bool raised;           /* where analysis.py raises (an unreadable log, no --base_batch_size): the
+                              record keeps --speed_unit, as its exception path leaves it */
     char *loss;            /* convergence value as written in the log, NULL: none (0 in the record) */
     int cards;             /* the multiplier from device_num */
     double trimmed_min, trimmed_max;   /* range of the values averaged */

@@ -10,14 +10,6 @@
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-/* The speed record a speed stage writes: its --speed_log_file. */
-static const char *record_of(const struct stage *s)
-{
-    for (int i = 0; i + 1 < s->cl.argc; i++)
-        if (!strcmp(s->cl.argv[i], "--speed_log_file")) return s->cl.argv[i + 1];
-    return NULL;
-}
-
 enum tipc_status run_baseline(const struct plan *p, const struct run_opts *a, const char *metrics,
                               struct cmp_result *res)
 {
@@ -26,7 +18,7 @@ enum tipc_status run_baseline(const struct plan *p, const struct run_opts *a, co
     char *what;
     if (p->save_log) {   /* benchmark_train: the records this run wrote, not older ones beside them */
         for (int i = 0; i < p->n; i++) {
-            const char *f = p->st[i].kind == STAGE_SPEED ? record_of(&p->st[i]) : NULL;
+            const char *f = p->st[i].kind == STAGE_SPEED ? p->st[i].record : NULL;
             if (f && access(f, R_OK) == 0) files[n++] = f;
         }
         files[n++] = metrics;   /* after the records: their trainings' CPU seconds */
