@@ -194,7 +194,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_SRCS := runner/plan/config.c runner/plan/plan.c runner/plan/builder.c runner/plan/step6.c runner/plan/full.c runner/plan/clas.c \
                  runner/plan/det.c runner/plan/seg.c runner/plan/dialect.c runner/plan/cmdline.c \
                  runner/launch/rdzv_store.c runner/launch/flags.c runner/launch/node.c runner/launch/hosts.c runner/launch/secret.c runner/launch/sched.c runner/launch/cluster_env.c \
-                 engine/io/recipe.c core/check.c core/parse.c core/regfile.c core/options.c
+                 engine/io/recipe.c core/check.c core/parse.c core/regfile.c core/options.c core/sha256.c core/strv.c
 FUZZ_LIBS := $(shell pkg-config --libs libcrypto yaml-0.1 2>/dev/null) -lpthread -lm
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(dir $@)

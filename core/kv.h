@@ -1,17 +1,7 @@
 /* kv.h: the client of the job's key-value store over HTTP (every launcher and every rank; the
- * server, node 0's launcher, is runner/launch/rdzv_server.h).
- *
- * Protocol (design.md section 3, docs/distributed.md):
- *   PUT /kv/JOB/KEY[?create=1]   body = value; 200, or 412 when create=1 and KEY exists
- *   GET /kv/JOB/KEY[?wait=MS]    200 + value, or 404 after waiting up to MS ms for KEY to appear
- * Every request carries the header `X-Tipc-Token: TOKEN`; a wrong or missing token is answered 403,
- * an unknown JOB 404 with a body saying so. Values are opaque bytes (at most 1 MiB).
- *
- * It is not a general database: one job per server, values live in memory until the server stops.
- * Keys the launcher and comm use: node/N (a node's view of the job), alive/N (heartbeat),
- * done/N, fail (first failure notice, created once), gloo/... (Gloo's rendezvous store).
- * Round k > 0 of a job restarted by `tipc launch --max_restarts` uses the same keys under rK/
- * (rdzv_client_set_round), so nothing of an earlier attempt is read by a later one. */
+ * server, node 0's launcher, is runner/launch/rdzv_server.h). The protocol (requests, answers,
+ * token, limits, the keys and the rounds' rK/ prefix) is described once, in docs/distributed.md,
+ * section "Protocol"; the constants both sides share are here. */
 #ifndef TIPC_KV_H
 #define TIPC_KV_H
 

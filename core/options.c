@@ -7,14 +7,8 @@
 
 #include "check.h"
 #include "parse.h"
+#include "strv.h"
 #include "banned.h"
-
-void opt_list_free(struct opt_list *l)
-{
-    if (!l) return;
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
 
 /* ---- matching -------------------------------------------------------------------------------- */
 /* Same spelling, '-' and '_' being one character (`--amp_level` = `--amp-level`). */
@@ -207,12 +201,7 @@ static enum tipc_status set_value(const struct opt_cmd *c, const struct opt *o, 
         if (!parse_bool(v, o->dst))
             return error_msg(TIPC_EUSAGE, "%s: %s needs True or False, got '%s'", c->name, what, v);
         break;
-    case OPT_LIST: {
-        struct opt_list *l = o->dst;
-        l->v = xgrow(l->v, sizeof *l->v, (size_t)l->n + 1, &l->cap);
-        l->v[l->n++] = (char *)v;
-        break;
-    }
+    case OPT_LIST: strv_push(o->dst, v); break;
     case OPT_FN: TRY(o->fn(o, v, o->dst)); break;
     }
     if (o->seen) *o->seen = true;

@@ -23,7 +23,7 @@ enum opt_type {
     OPT_BOOL,    /* bool *; a value is required: True/False, 1/0, yes/no */
     OPT_SWITCH,  /* bool *; no value (true), or --name=BOOL */
     OPT_FLAG,    /* bool *; no value at all (true); --name=X is an error */
-    OPT_LIST,    /* struct opt_list *; every occurrence is appended */
+    OPT_LIST,    /* struct strv * (strv.h); every occurrence is appended (a copy) */
     OPT_FN,      /* fn(opt, value, dst) parses the value itself */
 };
 
@@ -45,8 +45,6 @@ struct opt {
     opt_fn fn;          /* OPT_FN only */
 };
 
-struct opt_list { char **v; int n; size_t cap; };
-void opt_list_free(struct opt_list *l);
 
 /* A command's command line. */
 struct opt_cmd {

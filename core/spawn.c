@@ -423,11 +423,3 @@ int spawn_wait(struct spawn *s)
     return 1;
 }
 
-int spawn_run(struct spawn *s)
-{
-    if (spawn_start(s)) {
-        error_msg(TIPC_EIO, "cannot start '%s': %s", s->argv[0], strerror(errno));
-        return 126;
-    }
-    return spawn_wait(s);
-}

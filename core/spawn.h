@@ -70,9 +70,6 @@ int spawn_start(struct spawn *s);
  * by signal N, 124 when it timed out. */
 int spawn_wait(struct spawn *s);
 
-/* spawn_start + spawn_wait; 126 when it could not start. */
-int spawn_run(struct spawn *s);
-
 /* Make this process the reaper of its orphaned descendants (PR_SET_CHILD_SUBREAPER), so that
  * a double fork or `setsid` cannot take a process out of reach of spawn_stop_tree. */
 void spawn_become_subreaper(void);

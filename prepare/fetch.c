@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "../core/fs.h"
-#include "sha256.h"
+#include "../core/sha256.h"
 #include "../core/check.h"
 #include "../core/time.h"
 #include "../core/banned.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "sha256.h"
+#include "../core/sha256.h"
 #include "../core/check.h"
 #include "../core/regfile.h"
 #include "../core/parse.h"

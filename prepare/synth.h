@@ -26,7 +26,7 @@ struct synth_config {
 void synth_config_default(struct synth_config *c);
 
 /* Generate the dataset and publish it at `root` atomically (replacing a tree prepare made; a
- * user's folder is refused, fsutil.h check_replaceable). Its marker names the parameters
+ * user's folder is refused, core/fs.h check_replaceable). Its marker names the parameters
  * (synth_describe). TIPC_EDATA with a message naming the path on failure. */
 enum tipc_status synth_dataset(const char *root, const struct synth_config *c);
 /* "synthetic classes=10 train_per_class=10 ..." (the marker text: a changed config redoes it). */

@@ -166,20 +166,22 @@ check_env() {
 # cmd/, then run/ and bench/, then launch/ and report/, then plan/. A wing includes only wings below
 # it (siblings neither), never another wing's internal.h, and only the front door includes cmds.h.
 RUNNER_WINGS="cmd:5 run:4 bench:4 launch:3 report:3 plan:2"
-wing_rank() {
-    local w
-    for w in $RUNNER_WINGS; do [ "${w%%:*}" = "$1" ] && { echo "${w#*:}"; return; }; done
-    echo 6   # runner/ itself: the front door
-}
 check_runner_wings() {
-    local out f line inc target from to
+    local -A rank=([.]=6)   # runner/ itself: the front door
+    local w out
+    for w in $RUNNER_WINGS; do rank[${w%%:*}]=${w#*:}; done
     out=$(grep -rnE --include='*.c' --include='*.h' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' runner 2>/dev/null |
         while IFS= read -r line; do
-            f=${line%%:*}
-            rest=${line#*:}
+            local f=${line%%:*} rest=${line#*:} loc part target from to
             loc=$f:${rest%%:*}
-            inc=$(sed -E 's/^[^"]*"([^"]*)".*/\1/' <<<"${line#*:*:}")
-            target=$(realpath -m --relative-to=. "$(dirname "$f")/$inc")
+            [[ $line =~ \"([^\"]*)\" ]] || continue
+            local -a parts=()   # dirname(f)/include with ./ and ../ resolved (no process per line)
+            local path=${f%/*}/${BASH_REMATCH[1]} IFS=/
+            for part in $path; do
+                case $part in '' | .) ;; ..) [ ${#parts[@]} -gt 0 ] && unset 'parts[${#parts[@]}-1]' ;; *) parts+=("$part") ;; esac
+            done
+            target="${parts[*]}"
+            unset IFS
             case $target in runner/*) ;; *) continue ;; esac
             from=${f#runner/}; from=${from%%/*}; [ "$from" = "${f#runner/}" ] && from=.
             to=${target#runner/}; to=${to%%/*}; [ "$to" = "${target#runner/}" ] && to=.
@@ -191,7 +193,7 @@ check_runner_wings() {
             [ "$from" = "$to" ] && continue
             if [ "${target##*/}" = internal.h ]; then
                 echo "$loc: includes another wing's internal header ($target)   <- use its public header"
-            elif [ "$(wing_rank "$to")" -ge "$(wing_rank "$from")" ]; then
+            elif [ "${rank[$to]:-0}" -ge "${rank[$from]:-0}" ]; then
                 echo "$loc: includes $target, up or across runner/'s wings ($from -> $to)   <- wings include only wings below them: $RUNNER_WINGS"
             fi
         done)

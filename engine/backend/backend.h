@@ -94,7 +94,7 @@ struct backend_ops {
 
 /* The engine's tuning switches. A command reads them once, from its option table (environment-only
  * rows: TIPC_NO_FUSE, TIPC_INFER_PER_OP, TIPC_CUDA_TF32, TIPC_CUDNN_FIND; see
- * runner/engine_env.c), and hands them to backend_open; nothing in engine/ reads them itself.
+ * runner/cmd/engine_settings.h), and hands them to backend_open; nothing in engine/ reads them itself.
  * All false is the default behaviour. */
 struct backend_settings {
     bool no_fuse;       /* the model keeps BN and its activation as two ops (A/B checks) */

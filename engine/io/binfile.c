@@ -30,8 +30,6 @@ void bin_write(struct bin_writer *w, const void *p, size_t n)
     staged_write(&w->sf, p, n);
 }
 
-void bin_abort(struct bin_writer *w) { staged_abort(&w->sf); }
-
 enum tipc_status bin_finish(struct bin_writer *w)
 {
     uint64_t h = w->hash;

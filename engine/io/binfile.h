@@ -23,8 +23,6 @@ enum tipc_status bin_commit(struct bin_writer *w);
 /* Append the checksum, fsync and close, without publishing: w->sf then goes into a
  * staged_publish() set with other files (an exported model's pair). */
 enum tipc_status bin_finish(struct bin_writer *w);
-/* Drop the temp file (on error paths); PATH is untouched. */
-void bin_abort(struct bin_writer *w);
 
 struct bin_reader { const char *path; uint8_t *buf; size_t n, pos; };
 /* Load PATH (a regular file of at most REGFILE_MAX_MODEL bytes), check the magic (what = "checkpoint", "inference model" for messages) and the

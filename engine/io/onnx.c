@@ -296,9 +296,3 @@ enum tipc_status onnx_write(const struct infer_model *m, const char *path, struc
     return st;
 }
 
-enum tipc_status onnx_export(const struct infer_model *m, const char *path)
-{
-    struct staged_file f;
-    TRY(onnx_write(m, path, &f));
-    return staged_publish(&f, 1);
-}

@@ -12,8 +12,8 @@
 
 #define ONNX_LABEL_FILE "label_list.txt"
 
-enum tipc_status onnx_export(const struct infer_model *m, const char *path);
-/* Write it to a finished, unpublished staged file (core/staged.h) for staged_publish(). */
+/* Write it to a finished, unpublished staged file (core/staged.h) for staged_publish() (cmd_export.c
+ * publishes it with the model and the label list). */
 struct staged_file;
 enum tipc_status onnx_write(const struct infer_model *m, const char *path, struct staged_file *out);
 /* DIR/label_list.txt: one `id name` line per class (PaddleClas's label_list format), to a finished,

@@ -10,6 +10,7 @@
 #include "../cmds.h"
 #include "../../core/check.h"
 #include "../../core/options.h"
+#include "../../core/strv.h"
 #include "engine_settings.h"
 #include "../../core/parse.h"
 #include "../../engine/backend/backend.h"
@@ -46,7 +47,7 @@ static int env_int(const char *a, const char *b, int dflt)
 struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *precision, *model;
     const char *metrics, *stage, *progress;   /* set by `tipc run` through the environment */
-    struct opt_list over;
+    struct strv over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world, save_steps, restart;
     double lr;
     bool test_only, use_gpu;
@@ -61,7 +62,7 @@ static enum tipc_status apply_flags(struct train_opts *o, const struct train_fla
     struct recipe *r = &o->r;
     recipe_defaults(r);
     if (f->config) TRY(recipe_load(r, f->config));
-    for (int i = 0; i < f->over.n; i++) TRY(recipe_override(r, f->over.v[i]));
+    for (size_t i = 0; i < f->over.n; i++) TRY(recipe_override(r, f->over.v[i]));
     if (f->data_path) snprintf(r->data_path, sizeof r->data_path, "%s", f->data_path);
     if (f->output_dir) snprintf(r->output_dir, sizeof r->output_dir, "%s", f->output_dir);
     if (f->s_epochs) r->epochs = f->epochs;
@@ -213,7 +214,7 @@ int cmd_train(int argc, char **argv)
     }
     comm_free(o.comm);
     backend_close(&o.be);
-    opt_list_free(&f.over);
+    strv_clear(&f.over);
     if (fflush(stdout) && st == TIPC_OK) st = TIPC_EIO;
     return st;
 }

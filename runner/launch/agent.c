@@ -1,8 +1,9 @@
-/* agent.c: the ranks of this node. Spawns one process per device (fork/execve, never a shell)
- * (spawn.h) in one process group with PR_SET_PDEATHSIG, tees each rank's output to DIR/workerlog.RANK and
- * (local rank 0, or all with --echo=all) to the console as `[node:rank] line`, forwards SIGINT/SIGTERM,
- * reaps everything (the launcher is a child subreaper), and stops all ranks, here and on every other
- * node through the failure notice, as soon as one fails. The rendezvous side is join.c. */
+/* agent.c: the ranks of this node. Spawns one process per device (fork/execve, never a shell;
+ * spawn.h) in one process group with PR_SET_PDEATHSIG, tees each rank's output to
+ * DIR/workerlog.RANK and (local rank 0, or all with --echo=all) to the console as `[node:rank] line`,
+ * stops them on SIGINT/SIGTERM/SIGHUP (core/interrupt.h), reaps everything (the launcher is a child
+ * subreaper), and stops all ranks, here and on every other node through the failure notice, as soon
+ * as one fails; restarts them for the next round (round.c). The rendezvous side is join.c. */
 #include "internal.h"
 #include "../../core/spawn.h" /* defines: spawn_start, spawn_stop_tree */
 
@@ -21,34 +22,20 @@
 #include "../../core/check.h"
 #include "../../core/interrupt.h"
 #include "../../core/time.h"
+#include "../../core/strv.h"
 #include "../../core/fs.h"       /* defines: mkdir_p, write_all (core/staged.h) */
 #include "../../core/banned.h"
 
 extern char **environ;
 
 /* ---- environment of a rank ------------------------------------------------------------------ */
-struct envb { char **v; size_t n, cap; };
-
-static void env_set(struct envb *e, const char *k, char *kv /* owned */)
-{
-    size_t kl = strlen(k);
-    for (size_t i = 0; i < e->n; i++)
-        if (!strncmp(e->v[i], k, kl) && e->v[i][kl] == '=') {
-            free(e->v[i]);
-            e->v[i] = kv;
-            return;
-        }
-    e->v = xgrow(e->v, sizeof *e->v, e->n + 2, &e->cap);
-    e->v[e->n++] = kv;
-    e->v[e->n] = NULL;
-}
-#define ENV(e, k, ...) env_set((e), k, xasprintf(k "=" __VA_ARGS__))
+#define ENV(e, k, ...) strv_setenv((e), xasprintf(k "=" __VA_ARGS__))
 
 static char **rank_env(const struct launch_job *J, const struct rank_proc *r)
 {
     const struct launch_opts *o = J->o;
-    struct envb e = {0};
-    for (char **p = environ; *p; p++) env_set(&e, "", xstrdup(*p));
+    struct strv e = STRV_INIT;
+    for (char **p = environ; *p; p++) strv_push(&e, *p);
     int world = o->nnodes * o->nproc;
     ENV(&e, "RANK", "%d", r->rank);
     ENV(&e, "LOCAL_RANK", "%d", r->local_rank);
@@ -80,15 +67,9 @@ static char **rank_env(const struct launch_job *J, const struct rank_proc *r)
             free(eps);
             eps = t;
         }
-    env_set(&e, "PADDLE_TRAINER_ENDPOINTS", xasprintf("PADDLE_TRAINER_ENDPOINTS=%s", eps));
+    strv_setenv(&e, xasprintf("PADDLE_TRAINER_ENDPOINTS=%s", eps));
     free(eps);
     return e.v;
-}
-
-static void free_strv(char **v)
-{
-    for (char **p = v; p && *p; p++) free(*p);
-    free(v);
 }
 
 /* ---- spawning -------------------------------------------------------------------------------- */
@@ -142,7 +123,7 @@ static enum tipc_status spawn_rank(struct launch_job *J, struct rank_proc *r, pi
     s.inherit_fd = J->status_pipe[1]; /* the heartbeat pipe stays open across exec (TIPC_STATUS_FD) */
     int failed = spawn_start(&s);
     int err = errno;
-    free_strv(envp);
+    strv_free(envp);
     close(p[1]);
     if (failed) {
         close(p[0]);

@@ -9,29 +9,12 @@
 
 #include "../../core/check.h"
 #include "../../core/parse.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 extern char **environ;
 
 /* ---- Slurm hostlists ------------------------------------------------------------------------- */
-struct strv {
-    char **v;
-    int n;
-    size_t cap;
-};
-
-static void strv_push(struct strv *s, char *x)
-{
-    s->v = xgrow(s->v, sizeof *s->v, (size_t)s->n + 1, &s->cap);
-    s->v[s->n++] = x;
-}
-
-void hostlist_free(char **v, int n)
-{
-    for (int i = 0; i < n; i++) free(v[i]);
-    free(v);
-}
-
 static enum tipc_status bad_list(const char *var, const char *why, const char *s)
 {
     error_msg(TIPC_EUSAGE, "env %s='%s': %s", var, s, why);
@@ -57,14 +40,14 @@ static enum tipc_status expand_item(const char *var, const char *whole, const ch
     const char *lb = memchr(s, '[', len);
     if (!lb) {
         if (memchr(s, ']', len)) return bad_list(var, "']' without '['", whole);
-        strv_push(out, xstrndup(s, len));
+        strv_push_owned(out, xstrndup(s, len));
         return TIPC_OK;
     }
     const char *end = s + len, *rb = memchr(lb, ']', (size_t)(end - lb));
     if (!rb) return bad_list(var, "'[' without ']'", whole);
     if (memchr(lb + 1, '[', (size_t)(rb - lb - 1))) return bad_list(var, "nested '['", whole);
     if (memchr(s, ']', (size_t)(lb - s))) return bad_list(var, "']' without '['", whole);
-    struct strv tails = {0};
+    struct strv tails = STRV_INIT;
     TRY(expand_item(var, whole, rb + 1, (size_t)(end - rb - 1), &tails));
     enum tipc_status st = TIPC_OK;
     const char *p = lb + 1;
@@ -82,19 +65,19 @@ static enum tipc_status expand_item(const char *var, const char *whole, const ch
             st = bad_list(var, "more than 1024 nodes", whole);
         int width = lolen > 1 && p[0] == '0' ? (int)lolen : 0;   /* Slurm pads to the low bound's width */
         for (unsigned long v = lo; !st && v <= hi; v++)
-            for (int t = 0; !st && t < tails.n; t++) {
+            for (size_t t = 0; !st && t < tails.n; t++) {
                 if (out->n >= CLUSTER_MAX_HOSTS) st = bad_list(var, "more than 1024 nodes", whole);
-                else strv_push(out, xasprintf("%.*s%0*lu%s", (int)(lb - s), s, width, v, tails.v[t]));
+                else strv_push_owned(out, xasprintf("%.*s%0*lu%s", (int)(lb - s), s, width, v, tails.v[t]));
             }
         p = q + 1;
     }
-    hostlist_free(tails.v, tails.n);
+    strv_clear(&tails);
     return st;
 }
 
 enum tipc_status hostlist_expand(const char *var, const char *s, char ***out, int *n)
 {
-    struct strv r = {0};
+    struct strv r = STRV_INIT;
     enum tipc_status st = TIPC_OK;
     const char *item = s;
     int depth = 0;
@@ -110,11 +93,11 @@ enum tipc_status hostlist_expand(const char *var, const char *s, char ***out, in
         }
     }
     if (st) {
-        hostlist_free(r.v, r.n);
+        strv_clear(&r);
         return st;
     }
     *out = r.v;
-    *n = r.n;
+    *n = (int)r.n;
     return TIPC_OK;
 }
 
@@ -247,19 +230,18 @@ static enum tipc_status detect_openpai(struct cluster_place *c, char **role_out)
     if (var) c->nnodes_var = "PAI_TASK_ROLE_TASK_COUNT_<role>";
     free(count);
     TRY(st);
-    struct strv hosts = {0};
+    struct strv hosts = STRV_INIT;
     for (int i = 0; i < c->nnodes; i++) {   /* the hosts, when every PAI_HOST_IP_<role>_<i> is there */
         char *k = xasprintf("PAI_HOST_IP_%s_%d", *role_out, i);
         const char *ip = env(k);
         free(k);
         if (!ip) {
-            hostlist_free(hosts.v, hosts.n);
-            hosts = (struct strv){0};
+            strv_clear(&hosts);
             break;
         }
-        strv_push(&hosts, xstrdup(ip));
+        strv_push(&hosts, ip);
     }
-    c->hosts = hosts.v, c->nhosts = hosts.n;
+    c->hosts = hosts.v, c->nhosts = (int)hosts.n;
     if (c->hosts) {
         c->hosts_var = "PAI_HOST_IP_<role>_<i>";
         c->master_host = xstrdup(c->hosts[0]), c->master_var = "PAI_HOST_IP_<role>_0";
@@ -329,7 +311,7 @@ enum tipc_status cluster_detect(struct cluster_place *c)
 
 void cluster_place_free(struct cluster_place *c)
 {
-    hostlist_free(c->hosts, c->nhosts);
+    strv_free(c->hosts);
     free(c->master_host);
     memset(c, 0, sizeof *c);
     c->nnodes = c->node_rank = c->master_port = c->nproc = -1;

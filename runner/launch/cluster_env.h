@@ -46,8 +46,8 @@ void cluster_place_free(struct cluster_place *c);
 char *cluster_describe(const struct cluster_place *c);
 
 /* Expand a Slurm hostlist ("a[01-03],b7", "r[1-2]-n[1,3]") into names, in order, zero padding
- * kept. TIPC_EUSAGE (message names `var`) on bad syntax or more than CLUSTER_MAX_HOSTS names. */
+ * kept: *out is NULL-terminated (free it with strv_free, core/strv.h). TIPC_EUSAGE (message names
+ * `var`) on bad syntax or more than CLUSTER_MAX_HOSTS names. */
 enum tipc_status hostlist_expand(const char *var, const char *s, char ***out, int *n);
-void hostlist_free(char **v, int n);
 
 #endif

@@ -10,6 +10,7 @@
 #include "../../core/check.h"
 #include "../../core/options.h"
 #include "../../core/parse.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 static const char about[] =
@@ -39,25 +40,6 @@ static const char footer[] =
     "interrupted. See docs/distributed.md.\n";
 
 /* ---- values that need more than a number ----------------------------------------------------- */
-static char **split_list(const char *s, int *n)
-{
-    char **v = NULL;
-    size_t cap = 0;
-    *n = 0;
-    const char *p = s;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len) {
-            v = xgrow(v, sizeof *v, (size_t)*n + 1, &cap);
-            v[(*n)++] = xstrndup(p, len);
-        }
-        if (!e) break;
-        p = e + 1;
-    }
-    return v;
-}
-
 static enum tipc_status set_owned_str(const struct opt *op, const char *v, void *dst)
 {
     (void)op;
@@ -71,9 +53,11 @@ static enum tipc_status set_ips(const struct opt *op, const char *v, void *dst)
 {
     (void)op;
     struct launch_opts *o = dst;
-    for (int i = 0; i < o->nips; i++) free(o->ips[i]);
-    free(o->ips);
-    o->ips = split_list(v, &o->nips);
+    strv_free(o->ips);
+    struct strv ips = STRV_INIT;
+    strv_split(&ips, v, ',', false);
+    o->ips = ips.v;
+    o->nips = (int)ips.n;
     return TIPC_OK;
 }
 
@@ -81,11 +65,11 @@ static enum tipc_status set_gpus(const struct opt *op, const char *v, void *dst)
 {
     (void)op;
     struct launch_opts *o = dst;
-    int n = 0;
-    char **items = split_list(v, &n);
+    struct strv items = STRV_INIT;
+    strv_split(&items, v, ',', false);
+    int n = (int)items.n;
     if (n > LAUNCH_MAX_NPROC) {
-        for (int i = 0; i < n; i++) free(items[i]);
-        free(items);
+        strv_clear(&items);
         return error_msg(TIPC_EUSAGE, "launch: --gpus lists %d entries; at most %d ranks per node", n,
                          LAUNCH_MAX_NPROC);
     }
@@ -93,12 +77,10 @@ static enum tipc_status set_gpus(const struct opt *op, const char *v, void *dst)
     o->gpus = xcalloc((size_t)n + 1, sizeof *o->gpus);
     o->ngpus = n;
     enum tipc_status st = TIPC_OK;
-    for (int i = 0; i < n; i++) {
-        if (!st && !parse_int(items[i], 0, 4095, &o->gpus[i]))
-            st = error_msg(TIPC_EUSAGE, "launch: --gpus '%s' is not an integer in [0, 4095]", items[i]);
-        free(items[i]);
-    }
-    free(items);
+    for (int i = 0; i < n && !st; i++)
+        if (!parse_int(items.v[i], 0, 4095, &o->gpus[i]))
+            st = error_msg(TIPC_EUSAGE, "launch: --gpus '%s' is not an integer in [0, 4095]", items.v[i]);
+    strv_clear(&items);
     return st;
 }
 
@@ -211,8 +193,7 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv, bool
 
 void launch_opts_free(struct launch_opts *o)
 {
-    for (int i = 0; i < o->nips; i++) free(o->ips[i]);
-    free(o->ips);
+    strv_free(o->ips);
     free(o->gpus);
     free(o->node_ip);
     free(o->master_host);

@@ -10,13 +10,13 @@
 #include <ifaddrs.h>
 
 #include "../../core/check.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 char **launch_host_addrs(void)
 {
     struct ifaddrs *ifa = NULL;
-    char **v = NULL;
-    size_t n = 0, cap = 0;
+    struct strv v = STRV_INIT;
     if (getifaddrs(&ifa) == 0) {
         for (struct ifaddrs *p = ifa; p; p = p->ifa_next) {
             if (!p->ifa_addr || (p->ifa_addr->sa_family != AF_INET && p->ifa_addr->sa_family != AF_INET6))
@@ -27,14 +27,11 @@ char **launch_host_addrs(void)
             if (getnameinfo(p->ifa_addr, sl, buf, sizeof buf, NULL, 0, NI_NUMERICHOST)) continue;
             char *pct = strchr(buf, '%');   /* fe80::1%eth0 */
             if (pct) *pct = 0;
-            v = xgrow(v, sizeof *v, n + 2, &cap);
-            v[n++] = xstrdup(buf);
+            strv_push(&v, buf);
         }
         freeifaddrs(ifa);
     }
-    v = xgrow(v, sizeof *v, n + 1, &cap);
-    v[n] = NULL;
-    return v;
+    return strv_detach(&v);
 }
 
 bool launch_host_is_one_of(const char *host, char **addrs)
@@ -55,20 +52,15 @@ bool launch_same_host(const char *a, const char *b)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai, *p;
     if (getaddrinfo(a, NULL, &hints, &ai)) return false;
-    char **addrs = NULL;
-    size_t n = 0, cap = 0;
+    struct strv addrs = STRV_INIT;
     for (p = ai; p; p = p->ai_next) {
         char buf[NI_MAXHOST];
         if (getnameinfo(p->ai_addr, p->ai_addrlen, buf, sizeof buf, NULL, 0, NI_NUMERICHOST)) continue;
-        addrs = xgrow(addrs, sizeof *addrs, n + 2, &cap);
-        addrs[n++] = xstrdup(buf);
+        strv_push(&addrs, buf);
     }
     freeaddrinfo(ai);
-    if (!addrs) return false;
-    addrs[n] = NULL;
-    bool hit = launch_host_is_one_of(b, addrs);
-    for (size_t i = 0; i < n; i++) free(addrs[i]);
-    free(addrs);
+    bool hit = addrs.n && launch_host_is_one_of(b, addrs.v);
+    strv_clear(&addrs);
     return hit;
 }
 

@@ -1,5 +1,7 @@
-/* internal.h: state shared by agent.c (ranks of this node) and join.c (the job's
- * rendezvous: join, heartbeats, failure notices). Internal to the launcher. */
+/* internal.h: the launcher's shared state (struct launch_job: this node's part of the job; struct
+ * rank_proc: one rank) and the calls between its files, bottom to top: notice.c (the failure
+ * notice), probe.c, watchdog.c, join.c (the rendezvous and the watcher thread), round.c (how an
+ * attempt ends, restarts), agent.c (the ranks: spawn, pump, watch). Internal to launch/. */
 #ifndef TIPC_LAUNCH_INT_H
 #define TIPC_LAUNCH_INT_H
 
@@ -76,8 +78,6 @@ void job_stop_watcher(struct launch_job *J);
 enum tipc_status job_wait_done(struct launch_job *J);
 /* The job is over: stop the watcher, publish left/N, node 0 lingers and stops the server. */
 void job_leave(struct launch_job *J, bool ok);
-/* job_wait_done (when ok) then job_leave. TIPC_OK when every node finished, else TIPC_EDIST. */
-enum tipc_status job_finish(struct launch_job *J, bool ok);
 /* Joining failed: publish left/N; node 0 waits (at most 3 s) for the nodes that joined to leave,
  * so they read the failure notice instead of a dead server; then stops the server. */
 void job_abort_join(struct launch_job *J);

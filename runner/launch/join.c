@@ -1,11 +1,10 @@
 /* join.c: the launcher's side of the job's rendezvous. Node 0 serves the KV store; every
  * node publishes its view (node/N), waits for all views, checks they agree, then keeps a watcher
  * thread that sends heartbeats (alive/N) and long-polls the job's failure notice (fail). Node 0's
- * watcher also declares a node dead when its heartbeats stop. Keys: rdzv_server.h. */
+ * watcher also declares a node dead when its heartbeats stop. Keys: docs/distributed.md "Protocol". */
 #include "internal.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "../../core/check.h"
 #include "../../core/interrupt.h"
+#include "../../core/sha256.h"
 #include "../../core/time.h"
 #include "../../core/banned.h"
 
@@ -59,23 +59,19 @@ static bool per_node_flag(const char *w)
 static char *job_fingerprint(const struct launch_opts *o)
 {
     const char *run = getenv("TIPC_JOB_FINGERPRINT");
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int ml = 0;
-    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) BUG("SHA-256 unavailable");
-    if (run && *run) EVP_DigestUpdate(ctx, run, strlen(run) + 1);
+    struct sha256 h;
+    char md[65];
+    sha256_init(&h);
+    if (run && *run) sha256_update(&h, run, strlen(run) + 1);
     else
         for (int i = 0; i < o->ncmd; i++) {
             const char *w = o->cmd[i];
             bool masked = per_node_flag(w);
-            EVP_DigestUpdate(ctx, w, masked ? strcspn(w, "=") : strlen(w) + 1);
+            sha256_update(&h, w, masked ? strcspn(w, "=") : strlen(w) + 1);
             if (masked && !strchr(w, '=') && i + 1 < o->ncmd) i++;   /* "--output-dir DIR": skip DIR */
         }
-    EVP_DigestFinal_ex(ctx, md, &ml);
-    EVP_MD_CTX_free(ctx);
-    char *h = xmalloc(17);
-    for (int i = 0; i < 8; i++) snprintf(h + 2 * i, 3, "%02x", md[i]);
-    return h;
+    sha256_final_hex(&h, md);
+    return xstrndup(md, 16);
 }
 
 /* The command, printable and short, for messages naming both sides of a mismatch. */

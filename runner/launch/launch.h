@@ -19,7 +19,7 @@
 
 struct launch_opts {
     /* as given (NULL / -1 when absent) */
-    char **ips;          /* --ips, split on ',' (owned) */
+    char **ips;          /* --ips, split on ',' (owned, NULL-terminated: core/strv.h) */
     int nips;
     int *gpus;           /* --gpus / --devices: device ids, one rank each (owned) */
     int ngpus;

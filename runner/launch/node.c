@@ -17,6 +17,7 @@
 
 #include "../../core/check.h"
 #include "../../core/parse.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 static enum tipc_status parse_int_flag(const char *flag, const char *v, int min, int max, int *out)
@@ -24,23 +25,6 @@ static enum tipc_status parse_int_flag(const char *flag, const char *v, int min,
     if (!parse_int(v, min, max, out))
         return error_msg(TIPC_EUSAGE, "launch: %s '%s' is not an integer in [%d, %d]", flag, v, min, max);
     return TIPC_OK;
-}
-
-static void free_strv(char **v)
-{
-    for (char **p = v; p && *p; p++) free(*p);
-    free(v);
-}
-
-static char *join_strv(char **v, int n)
-{
-    char *s = xstrdup("");
-    for (int i = 0; (n < 0 ? v[i] != NULL : i < n); i++) {
-        char *t = xasprintf("%s%s%s", s, i ? "," : "", v[i]);
-        free(s);
-        s = t;
-    }
-    return s;
 }
 
 /* Node index from an address given by the user (--node_ip / POD_IP): must be in --ips once. */
@@ -54,7 +38,7 @@ static enum tipc_status node_from_ip(struct launch_opts *o, const char *ip, cons
         o->node_rank = idx;
         return TIPC_OK;
     }
-    char *l = join_strv(o->ips, o->nips);
+    char *l = strv_join(o->ips, o->nips, ",");
     error_msg(TIPC_EDIST, "launch: %s '%s' %s --ips=%s", src, ip, hits ? "appears more than once in" : "is not in", l);
     free(l);
     error_hint("--node_ip (or POD_IP) must be exactly one of the --ips entries");
@@ -67,16 +51,16 @@ static enum tipc_status node_from_ifaddrs(struct launch_opts *o)
     int idx = launch_match_node(o->ips, o->nips, addrs);
     if (idx >= 0) {
         o->node_rank = idx;
-        free_strv(addrs);
+        strv_free(addrs);
         return TIPC_OK;
     }
-    char *mine = join_strv(addrs, -1), *l = join_strv(o->ips, o->nips);
+    char *mine = strv_join(addrs, -1, ","), *l = strv_join(o->ips, o->nips, ",");
     if (idx == -1)
         error_msg(TIPC_EDIST, "launch: none of this host's addresses (%s) is in --ips=%s", mine, l);
     else
         error_msg(TIPC_EDIST, "launch: this host's addresses (%s) match more than one entry of --ips=%s", mine, l);
     error_hint("give --node_ip=ADDR (or env POD_IP) to say which entry of --ips is this node");
-    free(mine), free(l), free_strv(addrs);
+    free(mine), free(l), strv_free(addrs);
     return TIPC_EDIST;
 }
 

@@ -1,5 +1,5 @@
-/* rdzv_server.c: the job's HTTP key-value store (libmicrohttpd server, libcurl client).
- * Protocol in rdzv_server.h and docs/distributed.md. Not a database: one job, in memory. */
+/* rdzv_server.c: the job's HTTP key-value store, server side (libmicrohttpd; the requests' logic is
+ * rdzv_store.c, the client core/kv.c). Protocol: docs/distributed.md "Protocol". */
 #include "rdzv_server.h"
 
 #include <errno.h>

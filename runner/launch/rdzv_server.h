@@ -1,15 +1,7 @@
-/* rdzv_server.h: the job's key-value store over HTTP, server side (node 0's launcher).
- * The client (every launcher and every rank) is core/kv.h.
- *
- * Protocol (design.md section 3, docs/distributed.md):
- *   PUT /kv/JOB/KEY[?create=1]   body = value; 200, or 412 when create=1 and KEY exists
- *   GET /kv/JOB/KEY[?wait=MS]    200 + value, or 404 after waiting up to MS ms for KEY to appear
- * Every request carries the header `X-Tipc-Token: TOKEN`; a wrong or missing token is answered 403,
- * an unknown JOB 404 with a body saying so. Values are opaque bytes; limits in rdzv_store.h.
- *
- * It is not a general database: one job per server, values live in memory until the server stops.
- * Keys the launcher and comm use: node/N (a node's view of the job), alive/N (heartbeat),
- * done/N, fail (first failure notice, created once), gloo/... (Gloo's rendezvous store). */
+/* rdzv_server.h: the job's key-value store over HTTP, server side (node 0's launcher; libmicrohttpd
+ * around rdzv_store.c's socket-free logic). The client (every launcher and every rank) is
+ * core/kv.h; the protocol is described once, in docs/distributed.md, section "Protocol". Not a
+ * general database: one job per server, values in memory until the server stops. */
 #ifndef TIPC_RENDEZVOUS_H
 #define TIPC_RENDEZVOUS_H
 

@@ -3,7 +3,7 @@
  * notice (fail) stops every node; with restarts left (`--max_restarts`, torchrun's semantics:
  * the count of failures the job survives), and no node marked the failure final (an interrupt, a
  * lost launcher), every node re-forms the job in the next round: the same world, fresh keys
- * under rK/ (kv.h), the ranks restarted with TIPC_RESTART_COUNT=K, and `tipc train` resumes from
+ * under rK/ (docs/distributed.md "Protocol"), the ranks restarted with TIPC_RESTART_COUNT=K, and `tipc train` resumes from
  * its newest complete checkpoint (engine/model/resume.h). The round moves on the store: the
  * first failure of round K (the fail key, created once) is what every node reads as the cause. */
 #include "internal.h"
@@ -93,13 +93,6 @@ void job_leave(struct launch_job *J, bool ok)
     if (alive) rdzv_put(&J->cl, k, "1", 1, false, NULL);
     free(k);
     linger(J, ok ? 10 : 5, true);
-}
-
-enum tipc_status job_finish(struct launch_job *J, bool ok)
-{
-    enum tipc_status st = ok ? job_wait_done(J) : TIPC_EDIST;
-    job_leave(J, st == TIPC_OK);
-    return st;
 }
 
 void job_abort_join(struct launch_job *J)

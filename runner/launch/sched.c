@@ -10,6 +10,7 @@
 
 #include "cluster_env.h"
 #include "../../core/check.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 static enum tipc_status count_mismatch(const struct launch_opts *o, const struct cluster_place *c, int flag_n)
@@ -49,8 +50,9 @@ static enum tipc_status apply(struct launch_opts *o, const struct cluster_place 
     bool ips_from_sched = false;
     if (flag_n < 0 && c->nnodes > 0) {
         if (c->hosts && c->nnodes > 1) {   /* Slurm's node list, Paddle's trainers, OpenPAI's hosts */
-            o->ips = xcalloc((size_t)c->nhosts, sizeof *o->ips);
-            for (int i = 0; i < c->nhosts; i++) o->ips[i] = xstrdup(c->hosts[i]);
+            struct strv ips = STRV_INIT;
+            for (int i = 0; i < c->nhosts; i++) strv_push(&ips, c->hosts[i]);
+            o->ips = ips.v;
             o->nips = c->nhosts;
             ips_from_sched = true;
         } else {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../core/check.h"
+#include "../../core/strv.h"
 #include "../../core/version.h"
 #include "../../core/banned.h"
 
@@ -128,7 +129,7 @@ static void read_flags(struct plan *p, const char *flags)
         p->env = xrealloc(p->env, sizeof *p->env * (size_t)(p->nenv + 1));
         p->env[p->nenv++] = xstrdup(items[i]);
     }
-    cfg_strv_free(items, n);
+    strv_free(items);
 }
 
 static void add_env_default(struct plan *p, const char *name, const char *value)
@@ -162,7 +163,7 @@ static void read_params(struct bench_run *br, const char *params)
     free(br->run_mode);
     br->run_mode = xstrdup(get[3]);
     br->devices = xstrdup(get[4]);
-    cfg_strv_free(w, n);
+    strv_free(w);
 }
 
 /* Our layout rows have no default layout list: the config's own (first gpu_list item). */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../core/check.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 /* One case's values and names. */
@@ -284,8 +285,8 @@ enum tipc_status bench_cases(struct plan *p, struct bench_run *br)
     }
     free(save);
     free(orig_gpu);
-    cfg_strv_free(bss, nbs), cfg_strv_free(fps, nfp), cfg_strv_free(devs, ndev);
-    if (mts) cfg_strv_free(mts, nmt);
+    strv_free(bss), strv_free(fps), strv_free(devs);
+    if (mts) strv_free(mts);
     if (st == TIPC_OK && !p->n) nmt = mts ? nmt : 0;
     if (st == TIPC_OK && !p->n)   /* e.g. PaddleClas's script given PARAMS dynamicTostatic alone */
         return error_at(TIPC_EUSAGE, br->path, br->section_line, "benchmark_train%s%s: no case to run (batch sizes "

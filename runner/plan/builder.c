@@ -173,7 +173,11 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
     s->matrix = xasprintf("%s%s%s", ctx, *ctx && *mx ? " " : "", mx);
     s->dep = -1;
     switch (kind) {
-    case STAGE_TRAIN: b->last_train = p->n, b->last_export = -1; break;
+    case STAGE_TRAIN:
+        b->last_train = p->n, b->last_export = -1;
+        s->launched = b->launched;
+        b->launched = false;
+        break;
     case STAGE_EVAL: s->dep = b->last_train; break;
     case STAGE_EXPORT: s->dep = b->last_train, b->last_export = p->n; break;
     case STAGE_INFER: s->dep = b->last_export >= 0 ? b->last_export : b->last_train; break;
@@ -291,12 +295,18 @@ enum tipc_status pb_check_trainers(struct builder *b, char **list, int n, const 
     return TIPC_OK;
 }
 
+const char *pb_launcher(struct builder *b)
+{
+    b->launched = true;
+    return b->launch;
+}
+
 /* The training command's launcher part for 1 device / several / several nodes. */
 const char *pb_launch_prefix(struct builder *b, const struct gpu_item *g, bool *single)
 {
     bool fleet = b->p->ours ? *g->ips != 0 : strlen(g->ips) > 15;
     *single = b->p->ours ? (!fleet && !strchr(g->gpu, ',')) : strlen(g->gpu) <= 2;
     if (*single) return NULL;
-    if (!fleet) return FMT("%s %s --gpus=%s", b->python, b->launch, g->gpu);
-    return FMT("%s %s --ips=%s --gpus=%s", b->python, b->launch, g->ips, g->gpu);
+    if (!fleet) return FMT("%s %s --gpus=%s", b->python, pb_launcher(b), g->gpu);
+    return FMT("%s %s --ips=%s --gpus=%s", b->python, pb_launcher(b), g->ips, g->gpu);
 }

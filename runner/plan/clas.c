@@ -135,10 +135,10 @@ static enum tipc_status clas_trainer(struct builder *b, const struct clas_run *r
     if (strlen(g->gpu) <= 2)
         cmd = FMT("%s %s %s %s %s %s %s %s ", b->python, run_train, set_use_gpu, set_save_model, epoch, pretrain, amp, mid);
     else if (!multi_node)
-        cmd = FMT("%s %s --devices=%s %s %s %s %s %s %s %s %s", b->python, b->launch, g->gpu, run_train, set_use_gpu,
+        cmd = FMT("%s %s --devices=%s %s %s %s %s %s %s %s %s", b->python, pb_launcher(b), g->gpu, run_train, set_use_gpu,
                   set_save_model, epoch, pretrain, amp, mid, log_rank);
     else /* sic: pretrain before epoch on several nodes */
-        cmd = FMT("%s %s --ips=%s --devices=%s %s %s %s %s %s %s %s %s", b->python, b->launch, g->ips, g->gpu, run_train,
+        cmd = FMT("%s %s --ips=%s --devices=%s %s %s %s %s %s %s %s %s", b->python, pb_launcher(b), g->ips, g->gpu, run_train,
                   set_use_gpu, set_save_model, pretrain, epoch, amp, mid, log_rank);
     if ((strstr(model, "CLIP_vit_base_patch16_224") || strstr(model, "SwinTransformer_base_patch4_window7_224_ampo2_ultra"))
         && (!strcmp(r->autocast, "amp") || !strcmp(r->autocast, "fp16")))

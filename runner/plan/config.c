@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "../../core/check.h"
+#include "../../core/sha256.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 #define CFG_MAX_BYTES (4 << 20) /* a TIPC config is a few KB; refuse anything absurd */
@@ -68,6 +70,7 @@ enum tipc_status cfg_parse_opts(struct tipc_config *cfg, const char *path, const
                                 unsigned flags)
 {
     memset(cfg, 0, sizeof *cfg);
+    sha256_hex(text, len, cfg->sha256);
     size_t cap = 0;
     int line = 0;
     size_t pos = 0;
@@ -164,26 +167,10 @@ enum tipc_status cfg_load_opts(struct tipc_config *cfg, const char *path, unsign
 
 int cfg_split(const char *s, char sep, char ***out)
 {
-    int n = 0;
-    size_t cap = 0;
-    char **v = NULL;
-    const char *p = s;
-    while (*p) {
-        const char *q = strchr(p, sep);
-        size_t l = q ? (size_t)(q - p) : strlen(p);
-        v = xgrow(v, sizeof *v, (size_t)n + 1, &cap);
-        v[n++] = xstrndup(p, l);
-        if (!q) break;
-        p = q + 1; /* a trailing separator ends the loop with no extra field */
-    }
-    *out = v;
-    return n;
-}
-
-void cfg_strv_free(char **v, int n)
-{
-    for (int i = 0; i < n; i++) free(v[i]);
-    free(v);
+    struct strv v = STRV_INIT;
+    strv_split(&v, s, sep, true);   /* a trailing separator ends it with no extra field */
+    *out = v.v;
+    return (int)v.n;
 }
 
 char *cfg_mode_value(const char *value, const char *mode)
@@ -195,9 +182,9 @@ char *cfg_mode_value(const char *value, const char *mode)
         char **kv;
         int m = cfg_split(items[i], '=', &kv);
         if (m >= 1 && !strcmp(kv[0], mode)) res = xstrdup(m >= 2 ? kv[1] : "");
-        cfg_strv_free(kv, m);
+        strv_free(kv);
     }
-    cfg_strv_free(items, n);
+    strv_free(items);
     return res ? res : xstrdup("");
 }
 

@@ -35,6 +35,7 @@ struct tipc_config {
     int n;
     int nlines;              /* physical lines in the file */
     bool short_layout;       /* 51-line layout that stops early (CFG_ALLOW_SHORT) */
+    char sha256[65];         /* SHA-256 of the bytes read (hex): which config this is, for `tipc run`'s job id */
 };
 
 enum cfg_flags {
@@ -65,9 +66,8 @@ char *cfg_set_param(const char *key, const char *value);
 
 /* Split `s` on `sep` the way bash word-splits an unquoted expansion with a one-character,
  * non-whitespace IFS: empty fields between separators are kept, a trailing separator does not
- * start a new field, an empty string gives zero fields. Returns count; *out is a malloc'ed array
- * of malloc'ed strings (free with cfg_strv_free). */
+ * start a new field, an empty string gives zero fields. Returns count; *out is a NULL-terminated
+ * vector of malloc'ed strings (free with strv_free, core/strv.h), NULL for zero fields. */
 int cfg_split(const char *s, char sep, char ***out);
-void cfg_strv_free(char **v, int n);
 
 #endif

@@ -149,8 +149,8 @@ static enum tipc_status det_trainer(struct builder *b, const struct det_run *r)
                            set_to_static, SETP(K(12), dv(b, 12)));
     const char *cmd;
     if (strlen(g->gpu) <= 2) cmd = FMT("%s %s LearningRate.base_lr=0.0001 log_iter=1 %s", b->python, run_train, rest);
-    else if (!multi_node) cmd = FMT("%s %s --gpus=%s %s log_iter=1 %s", b->python, b->launch, g->gpu, run_train, rest);
-    else cmd = FMT("%s %s --ips=%s --gpus=%s %s log_iter=1 %s", b->python, b->launch, g->ips, g->gpu, run_train, rest);
+    else if (!multi_node) cmd = FMT("%s %s --gpus=%s %s log_iter=1 %s", b->python, pb_launcher(b), g->gpu, run_train, rest);
+    else cmd = FMT("%s %s --ips=%s --gpus=%s %s log_iter=1 %s", b->python, pb_launcher(b), g->ips, g->gpu, run_train, rest);
     const char *tag = FMT("%s/%s_gpus_%s_autocast_%s_nodes_%d", b->p->log_dir, t, g->gpu, r->autocast, nodes);
     TRY(det_stage(b, STAGE_TRAIN, cmd, "timeout 5m ", FMT("%s.log", tag), LN(15)));
     if (*g->ips) last(b)->ips = xstrdup(g->ips);

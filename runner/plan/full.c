@@ -215,7 +215,7 @@ static enum tipc_status full_trainer(struct builder *b, const struct full_run *r
     const char *set_save_model = SETP(K(7), save_log);
     bool single;
     const char *launch = pb_launch_prefix(b, g, &single);
-    if (!b->p->ours && !single && !multi_node) launch = FMT("%s %s --gpus=%s", b->python, b->launch, g->gpu);
+    if (!b->p->ours && !single && !multi_node) launch = FMT("%s %s --gpus=%s", b->python, pb_launcher(b), g->gpu);
     if (fs->load_norm_pretrain && (pb_sh_eq(r->trainer, K(16)) || pb_sh_eq(r->trainer, K(17))) && !multi_node)
         set_pretrain = *r->load_norm;
     const char *cmd;

@@ -19,6 +19,7 @@ struct builder {
     const char *cvd_value;
     const char *python;         /* ${python} */
     const char *launch;         /* "-m paddle.distributed.launch", or "launch" for our configs */
+    bool launched;              /* the train being built goes through b->launch (pb_launcher) */
     bool relayout;              /* the template's klquant_whole_infer view of the config is in use */
     const char *infer_gpu;      /* devices named in inference log names (PaddleOCR f773), NULL: none */
     const char *out_dir;        /* the real output directory; p->log_dir is PLAN_DIR_MARK while building */
@@ -80,6 +81,8 @@ void pb_apply_env(struct builder *b, const char *env);
 void pb_unset_env(struct builder *b);
 enum tipc_status pb_parse_gpu(struct builder *b, const char *item, struct gpu_item *g);
 enum tipc_status pb_check_trainers(struct builder *b, char **list, int n, const int *key_idx, int nkeys);
+/* b->launch, for the train command being built: the next train stage records that it is launched. */
+const char *pb_launcher(struct builder *b);
 /* "${python} -m paddle.distributed.launch --gpus=.." (or --ips=.. --gpus=..), NULL when single. */
 const char *pb_launch_prefix(struct builder *b, const struct gpu_item *g, bool *single);
 

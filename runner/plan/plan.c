@@ -48,8 +48,9 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
     p->mode = xstrdup(mode);
     b->python = V(2);
     p->ours = !strcmp(b->python, "tipc");
+    p->max_restarts = p->ours && o ? o->max_restarts : 0;
     b->launch = !p->ours ? "-m paddle.distributed.launch"
-                : o && o->max_restarts > 0 ? FMT("launch --max_restarts=%d", o->max_restarts) : "launch";
+                : p->max_restarts > 0 ? FMT("launch --max_restarts=%d", p->max_restarts) : "launch";
     if (!*p->model) {
         error_at(TIPC_EUSAGE, cfg->path, LN(1), "empty model_name");
         plan_free(p);

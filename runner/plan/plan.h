@@ -38,6 +38,7 @@ struct stage {
     char *cvd_value;       /* CVD_SET */
     int line;              /* config line of the script that made this stage */
     char *ips;             /* train on several nodes: the --ips list, else NULL */
+    bool launched;         /* a train through a launcher (`tipc launch`, Paddle's launch module) */
     char *rank_log_dir;    /* train stages: where `tipc launch` writes workerlog.RANK (TIPC_LOG_DIR) */
     char *matrix;          /* the loop values that make this stage, "norm_train gpus=0 autocast=False bs=1":
                             * stable across runs and output dirs, for short report names */
@@ -71,6 +72,8 @@ struct plan {
     const char *dialect_why; /* what chose the dialect (not owned) */
     char *results_header;  /* a line the harness appends to results_python.log first, or NULL */
     char *seg_model;       /* PB_MODEL_TOKEN's first value, or NULL */
+    int max_restarts;      /* the restart budget of the launched trains (`tipc launch --max_restarts`):
+                            * > 0 only for python:tipc configs given one (plan_opts) */
     struct stage *st;
     int n;
     char **env;            /* benchmark_train: the section's `flags:` as NAME=value, set for every stage */
@@ -97,7 +100,7 @@ extern const char *const plan_modes[]; /* NULL-terminated list of known MODEs */
 enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const char *mode,
                             const struct plan_opts *o);
 void plan_free(struct plan *p);
-/* Number of stages that run a command (train, eval, export, infer, speed). */
+/* Number of stages that run a command (train, eval, export, infer, speed; not NOTE, LINKS, COPY, APPEND). */
 int plan_count_runs(const struct plan *p);
 const char *stage_kind_name(enum stage_kind k);
 

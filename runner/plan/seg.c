@@ -161,10 +161,10 @@ static enum tipc_status seg_trainer(struct builder *b, const struct seg_run *r)
     const char *set_save = SETP(K(7), save_log), *cmd;
     if (strlen(g->gpu) <= 2) cmd = FMT("%s %s %s  %s %s %s %s", b->python, run_train, set_use_gpu, set_save, set_epoch, set_pretrain, rest);
     else if (!multi_node)
-        cmd = FMT("%s %s --devices=%s %s %s %s %s %s %s", b->python, b->launch, g->gpu, run_train, set_use_gpu, set_save,
+        cmd = FMT("%s %s --devices=%s %s %s %s %s %s %s", b->python, pb_launcher(b), g->gpu, run_train, set_use_gpu, set_save,
                   set_epoch, set_pretrain, rest);
     else
-        cmd = FMT("%s %s --ips=%s --devices=%s %s %s %s %s %s %s", b->python, b->launch, g->ips, g->gpu, run_train,
+        cmd = FMT("%s %s --ips=%s --devices=%s %s %s %s %s %s %s", b->python, pb_launcher(b), g->ips, g->gpu, run_train,
                   set_use_gpu, set_save, set_pretrain, set_epoch, rest);
     if (bench) cmd = seg_extra_args(b, cmd);
     const char *log = FMT("%s.log", log_tag);

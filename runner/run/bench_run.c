@@ -15,6 +15,7 @@
 #include "../../core/check.h"
 #include "../../core/fs.h"       /* defines: mkdir_p */
 #include "../../core/regfile.h"  /* defines: fopen_regular */
+#include "../../core/sha256.h"   /* defines: sha256_hex */
 #include "../../core/banned.h"
 
 static enum tipc_status read_text(const char *path, char **text, size_t *len)
@@ -44,11 +45,12 @@ static enum tipc_status read_text(const char *path, char **text, size_t *len)
     return TIPC_OK;
 }
 
-enum tipc_status bench_plan_load(struct plan *p, const struct run_opts *a, const struct plan_opts *po)
+enum tipc_status bench_plan_load(struct plan *p, const struct run_opts *a, const struct plan_opts *po, char sha[65])
 {
     char *text = NULL;
     size_t len = 0;
     TRY(read_text(a->config, &text, &len));
+    sha256_hex(text, len, sha);
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd)) {
         free(text);

@@ -5,8 +5,9 @@
 #include "run.h"
 #include "../plan/plan.h"
 
-/* Read the config and build its benchmark_train plan (PARAMS: a->gpuid, the third word). */
-enum tipc_status bench_plan_load(struct plan *p, const struct run_opts *a, const struct plan_opts *po);
+/* Read the config and build its benchmark_train plan (PARAMS: a->gpuid, the third word); sha gets
+ * the SHA-256 of the config's bytes (the job id's). */
+enum tipc_status bench_plan_load(struct plan *p, const struct run_opts *a, const struct plan_opts *po, char sha[65]);
 /* The folders a stage's benchmark logs go into (train_log/, profiling_log/, benchmark_log/). */
 enum tipc_status bench_stage_dirs(const struct stage *s);
 /* A harness run that builds no command still leaves its (empty) log, as the original's `> LOG`. */

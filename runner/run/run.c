@@ -5,7 +5,6 @@
 #include "run.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <limits.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -29,6 +28,7 @@
 #include "../../core/check.h"
 #include "../../core/fs.h"        /* defines: mkdir_p, self_exe_path, copy_file_to */
 #include "../../core/interrupt.h" /* defines: interrupted */
+#include "../../core/sha256.h"
 #include "../../core/staged.h"
 #include "../../core/time.h"      /* defines: now_seconds */
 #include "../../prepare/prepare.h" /* defines: prepare_for_run */
@@ -95,6 +95,7 @@ struct stage_env {
     const char *metrics;   /* "TIPC_METRICS=PATH" */
     const char *progress;  /* "TIPC_PROGRESS=bar" or "=lines" */
     const char *config, *mode;
+    const char *config_sha256; /* the config's digest (struct tipc_config), for the job id */
     double timeout_s;         /* per stage, 0: none */
     const char *timeout_text; /* as the user wrote it, for messages */
     char **env;               /* benchmark_train: the flags line's NAME=value, for every stage */
@@ -103,37 +104,24 @@ struct stage_env {
 };
 
 /* A multi-node stage's job id and fingerprint, the same on every node of this run and different
- * for another config, mode or stage: SHA-256 of the config's bytes, the mode, the node list and the
- * stage's index. Two runs that meet on one master port are then told apart (launch: exit 4 naming
- * both) instead of merging. A TIPC_JOB_ID of the user's is kept. */
-static void job_env(const char *config, const char *mode, const struct stage *s, int index, char **id, char **fp)
+ * for another config, mode or stage: SHA-256 of the config's digest (cfg_load's, of the bytes it
+ * read), the mode, the node list and the stage's index. Two runs that meet on one master port are
+ * then told apart (launch: exit 4 naming both) instead of merging. A TIPC_JOB_ID of the user's is
+ * kept. */
+static void job_env(const struct stage_env *se, const struct stage *s, int index, char **id, char **fp)
 {
-    size_t n = 0;
-    char *bytes = NULL;
-    FILE *f = fopen(config, "rb");
-    if (f) {
-        bytes = xmalloc(1 << 20);
-        n = fread(bytes, 1, 1 << 20, f);
-        fclose(f);
-    }
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int ml = 0;
-    char idx[16];
+    char idx[16], md[65];
     snprintf(idx, sizeof idx, "%d", index);
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) BUG("SHA-256 unavailable");
-    EVP_DigestUpdate(ctx, bytes ? bytes : "", n);
-    EVP_DigestUpdate(ctx, mode, strlen(mode) + 1);
-    EVP_DigestUpdate(ctx, s->ips, strlen(s->ips) + 1);
-    EVP_DigestUpdate(ctx, idx, strlen(idx));
-    EVP_DigestFinal_ex(ctx, md, &ml);
-    EVP_MD_CTX_free(ctx);
-    char h[33];
-    for (int i = 0; i < 16; i++) snprintf(h + 2 * i, 3, "%02x", md[i]);
+    struct sha256 h;
+    sha256_init(&h);
+    sha256_update(&h, se->config_sha256, strlen(se->config_sha256) + 1);
+    sha256_update(&h, se->mode, strlen(se->mode) + 1);
+    sha256_update(&h, s->ips, strlen(s->ips) + 1);
+    sha256_update(&h, idx, strlen(idx));
+    sha256_final_hex(&h, md);
     const char *user = getenv("TIPC_JOB_ID");
-    *id = user && *user ? NULL : xasprintf("TIPC_JOB_ID=run-%.12s", h);
-    *fp = xasprintf("TIPC_JOB_FINGERPRINT=%s:%s", h, mode);
-    free(bytes);
+    *id = user && *user ? NULL : xasprintf("TIPC_JOB_ID=run-%.12s", md);
+    *fp = xasprintf("TIPC_JOB_FINGERPRINT=%.32s:%s", md, se->mode);
 }
 
 /* User + system seconds of this process's waited-for children and their descendants (each parent
@@ -165,7 +153,7 @@ static int run_stage(const struct stage *s, int index, const struct stage_env *s
     /* its output now goes through a pipe: keep Python's training log live, as on a terminal */
     if (tee && !getenv("PYTHONUNBUFFERED")) set[ns++] = "PYTHONUNBUFFERED=1";
     if (s->ips) {
-        job_env(se->config, se->mode, s, index, &id, &fp);
+        job_env(se, s, index, &id, &fp);
         if (id) set[ns++] = id;
         set[ns++] = fp;
     }
@@ -301,7 +289,7 @@ static enum tipc_status run_one(struct run_state *R, int i, int k)
     return rs;
 }
 
-static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
+static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a, const char *config_sha256)
 {
     if (a->prepare) {
         char *me = self_exe_path();
@@ -325,11 +313,11 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
     struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a->config,
-                           a->mode, a->timeout_s, a->timeout_text, p->env, p->nenv, NULL};
+                           a->mode, config_sha256, a->timeout_s, a->timeout_text, p->env, p->nenv, NULL};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
     struct metrics mx;
-    if (st == TIPC_OK) st = metrics_create(&mx, metrics + strlen("TIPC_METRICS="));
+    st = metrics_create(&mx, metrics + strlen("TIPC_METRICS="));
     if (st == TIPC_OK) st = report_emit_run(&r, &mx);
     int total = plan_count_runs(p);
     fprintf(stderr, "tipc: %d commands from %s (%s), logs in %s\n", total, a->config, p->mode, p->log_dir);
@@ -396,13 +384,13 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a)
     return st;
 }
 
-/* --max-restarts reaches only `tipc launch` (plan_build puts it there): say so when no training
- * stage runs it (a Paddle config's launcher, one device without a launcher), not silently ignore it. */
+/* --max-restarts reaches only `tipc launch` (the plan records the trains it launches): say so when
+ * no training stage runs it (a Paddle config's launcher, one device without a launcher), not silently ignore it. */
 static void restarts_check(const struct plan *p, const struct run_opts *a)
 {
     if (a->max_restarts <= 0) return;
     for (int i = 0; i < p->n; i++)
-        if (p->st[i].kind == STAGE_TRAIN && strstr(p->st[i].cmd, " launch --max_restarts=")) return;
+        if (p->st[i].kind == STAGE_TRAIN && p->st[i].launched && p->max_restarts > 0) return;
     warning_msg("%s: --max-restarts %d (or TIPC_MAX_RESTARTS) has no effect here: no training stage of this run "
                 "goes through `tipc launch` (%s)", a->config, a->max_restarts,
                 p->ours ? "each gpu_list item is one device, trained without a launcher"
@@ -420,8 +408,9 @@ enum tipc_status run_config(const struct run_opts *a)
     struct plan_opts po = {.output_dir = a->output, .gpuid = bench ? NULL : a->gpuid, .dialect = d, .dialect_why = why,
                            .max_restarts = a->max_restarts};
     enum tipc_status st;
+    char bench_sha[65] = "";
     if (bench) {
-        st = bench_plan_load(&p, a, &po);   /* the third word is PARAMS */
+        st = bench_plan_load(&p, a, &po, bench_sha);   /* the third word is PARAMS */
     } else {
         TRY(cfg_load_opts(&cfg, a->config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
         st = plan_build(&p, &cfg, a->mode, &po);
@@ -431,7 +420,7 @@ enum tipc_status run_config(const struct run_opts *a)
         st = plan_resolve_inputs(&p, a->config);   /* before anything runs */
         if (st == TIPC_OK) st = run_check_cluster(&p, a->config);
         if (st == TIPC_OK && a->dry_run) print_plan(&p, a);
-        else if (st == TIPC_OK) st = run_plan(&p, a);
+        else if (st == TIPC_OK) st = run_plan(&p, a, bench ? bench_sha : cfg.sha256);
         plan_free(&p);
     }
     cfg_free(&cfg);

@@ -45,9 +45,14 @@ tipc_infer() {
     "$T" bench infer --device gpu --batch-size "$1" --resolution "$RES" --steps "$ISTEPS" --warmup 10 ${3:-} |
         tee -a "$W/tipc.log" | awk -v w="$2" '/median img\/s/ {print (w == "ms" ? $(NF-3) : $NF)}'
 }
-tt=$(tipc_train "$BS"); ts=$(tipc_train "$BS_SMALL"); tse=$(tipc_train "$BS_SMALL" "--cuda-graph off")
-ti1=$(tipc_infer 1 ms); tib=$(tipc_infer "$BS" ips)
+# `bench: ...` lines: each figure as soon as it is measured (verify.sh shows them as progress, so a
+# run cut off at its wall limit keeps what it measured)
+tt=$(tipc_train "$BS"); echo "bench: tipc train bs=$BS: ${tt:-n/a} img/s"
+ts=$(tipc_train "$BS_SMALL"); echo "bench: tipc train bs=$BS_SMALL: ${ts:-n/a} img/s"
+tse=$(tipc_train "$BS_SMALL" "--cuda-graph off"); echo "bench: tipc train bs=$BS_SMALL graph off: ${tse:-n/a} img/s"
+ti1=$(tipc_infer 1 ms); tib=$(tipc_infer "$BS" ips); echo "bench: tipc infer bs=1: ${ti1:-n/a} ms, bs=$BS: ${tib:-n/a} img/s"
 tg1=$(tipc_infer 1 ms "--cuda-graph on"); tgb=$(tipc_infer "$BS" ips "--cuda-graph on")
+echo "bench: tipc infer graph replay bs=1: ${tg1:-n/a} ms, bs=$BS: ${tgb:-n/a} img/s"
 grep -m1 '^# training step:' "$W/tipc.log"
 
 # PyTorch: "MODE BS" -> train img/s, infer bs=1 ms, infer bs img/s (medians)
@@ -93,7 +98,9 @@ for md in "${modes[@]}"; do
     a=n/a b=n/a c=n/a s=n/a
     if [ $have_torch = 1 ]; then
         read -r a b c < <(torch_run "$md" "$BS" || echo "n/a n/a n/a")
+        echo "bench: torch $md bs=$BS: train ${a:-n/a} img/s, infer bs=1 ${b:-n/a} ms, bs=$BS ${c:-n/a} img/s"
         [ "$TORCH_SMALL" = 1 ] && read -r s _ _ < <(torch_run "$md" "$BS_SMALL" || echo "n/a n/a n/a")
+        [ "$TORCH_SMALL" = 1 ] && echo "bench: torch $md bs=$BS_SMALL: train ${s:-n/a} img/s"
     fi
     P[$md]="${a:-n/a} ${s:-n/a} ${b:-n/a} ${c:-n/a}"
 done

@@ -13,7 +13,11 @@
 # nvidia-smi, driver, CUDA, cuDNN, NCCL and PyTorch versions), tests.log, bench.log + bench.md (or
 # compile.log + compile.md: the results as a markdown table for docs/benchmarks.md) and
 # summary.txt, printed last. Each part has a time limit, and all of them together stay under
-# BUDGET seconds (default 540: the device tool allows 600 per call).
+# BUDGET seconds (default 420: a session has 15 minutes of device time in all, start-up included,
+# so the first call keeps room for one short second call). The tests part stops starting tests
+# after TESTS_CAP seconds (default 200) so the benchmark keeps its share.
+# Progress: a line `[+Ns] PART: WHAT` on stdout as each step starts, also appended to
+# $OUT/progress.txt, so a call cut off at its wall limit still says where it was.
 # Without a GPU every part says SKIP with the reason (a dry run); exit 1 when a test failed.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +25,8 @@ cd "$ROOT" || exit 2
 export ROOT
 OUT=${OUT:-$ROOT/gpu-verify}
 mkdir -p "$OUT"
-BUDGET=${BUDGET:-540}
+BUDGET=${BUDGET:-420}
+TESTS_CAP=${TESTS_CAP:-200}
 START=$(date +%s)
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(tests bench)
@@ -33,6 +38,8 @@ done
 SUM=$OUT/summary.txt
 : >"$SUM"
 note() { echo "$*" | tee -a "$SUM"; }
+: >"$OUT/progress.txt"
+progress() { echo "[+$(($(date +%s) - START))s] $*" | tee -a "$OUT/progress.txt"; }
 # seconds a part may take: its cap, within what is left of the budget
 limit() { local left=$((BUDGET - ($(date +%s) - START) - 10)); [ "$1" -lt "$left" ] && echo "$1" || echo "$left"; }
 
@@ -100,10 +107,15 @@ note "verify: commit $commit, ${gpu:-no nvidia-smi}"
 status=0
 # ---- tests --------------------------------------------------------------------------------------
 run_tests() {
-    local log=$OUT/tests.log t rc name tmp
+    local log=$OUT/tests.log t rc name tmp t0 found=0
     : >"$log"
+    t0=$(date +%s)
     for t in "$GB"/bin/test_cuda*; do
+        [ -x "$t" ] || continue
+        found=1
         name=$(basename "$t")
+        if [ $(($(date +%s) - t0)) -ge "$TESTS_CAP" ]; then note "FAIL  $name: not started, the tests part's $TESTS_CAP s are spent"; status=1; continue; fi
+        progress "tests: $name"
         timeout "$(limit 150)" "$t" >"$OUT/.one" 2>&1
         rc=$?
         if [ "$rc" -eq 0 ] && ! grep -q '^\[  SKIPPED \] [A-Za-z]' "$OUT/.one"; then
@@ -117,7 +129,10 @@ run_tests() {
         { echo "==== $name (exit $rc)"; cat "$OUT/.one"; } >>"$log"
         rm -f "$OUT/.one"
     done
+    # a tipc built here without the CUDA unit tests (make build/rel/tests/test_cuda_ops ...): say so
+    [ "$found" = 1 ] || note "skip  test_cuda*: no CUDA unit test binaries in $GB/bin (scripts/gpu/bundle.sh packs them)"
     echo "==== tests/e2e/test_gpu_train.sh" >>"$log"
+    progress "tests: e2e test_gpu_train"
     tmp=$(mktemp -d)
     (TMPDIR=$tmp timeout "$(limit 300)" bash tests/e2e/test_gpu_train.sh) >>"$log" 2>&1
     rc=$?
@@ -133,9 +148,13 @@ run_tests() {
 run_bench() { # name, env for gpu_vs_pytorch.sh
     local name=$1 rc
     shift
-    env "$@" MD="$OUT/$name.md" TIPC_REL="$TIPC" timeout "$(limit 420)" bash scripts/bench/gpu_vs_pytorch.sh \
-        >"$OUT/$name.log" 2>&1
-    rc=$?
+    progress "$name: scripts/bench/gpu_vs_pytorch.sh ($*)"
+    # its `bench: ...` step lines reach the console as progress; everything goes to the log
+    env "$@" MD="$OUT/$name.md" TIPC_REL="$TIPC" timeout "$(limit 420)" bash scripts/bench/gpu_vs_pytorch.sh 2>&1 |
+        tee "$OUT/$name.log" | while IFS= read -r line; do
+            case $line in bench:*) progress "$name: ${line#bench: }" ;; esac
+        done
+    rc=${PIPESTATUS[0]}
     if grep -q '^SKIP: no GPU' "$OUT/$name.log"; then
         note "skip  $name: $(grep -m1 '^SKIP' "$OUT/$name.log")"
     elif [ "$rc" -ne 0 ] || [ ! -s "$OUT/$name.md" ]; then
@@ -155,6 +174,7 @@ run_sanitize() {
     : >"$log"
     for tool in memcheck racecheck; do
         echo "==== $tool" >>"$log"
+        progress "sanitize: $tool test_cuda_graph"
         timeout "$(limit 240)" "$cs" --tool "$tool" --error-exitcode 99 "$GB/bin/test_cuda_graph" >>"$log" 2>&1
         rc=$?
         if [ "$rc" -eq 0 ]; then note "ok    sanitize $tool test_cuda_graph"
@@ -167,7 +187,7 @@ for p in "${parts[@]}"; do
     case $p in
         tests) run_tests ;;
         sanitize) run_sanitize ;;
-        bench) run_bench bench MODES="eager eager_amp" TORCH_TIMEOUT=150 ;;
+        bench) run_bench bench MODES="eager eager_amp" TORCH_TIMEOUT=100 ;;
         # the issue's compile target is at bs 256 only: two compiles, not four
         compile) run_bench compile MODES="compile_amp compile" TORCH_TIMEOUT=240 TORCH_SMALL=0 ;;
     esac

@@ -14,6 +14,17 @@ RES=$FLEET_RES
 MODEL=$FLEET_MODEL
 unset TIPC_MAX_RESTARTS
 
+# --max-restarts reaches only trains that `tipc launch` runs (the plan records them): a config whose
+# every train has one device says so on stderr; the fleet config, whose train is launched, does not.
+(cd "$ROOT" && "$TIPC" run configs/mobilenet_v3_small/train_infer.txt whole_infer --dry-run --max-restarts 2 \
+    --output "$TMPDIR/dry") >/dev/null 2>"$TMPDIR/dry1.err" || fail "dry run failed: $(cat "$TMPDIR/dry1.err")"
+grep -q 'has no effect here: no training stage of this run goes through `tipc launch`' "$TMPDIR/dry1.err" ||
+    fail "--max-restarts without a launched train not named: $(cat "$TMPDIR/dry1.err")"
+(cd "$ROOT" && "$TIPC" run $FLEET_CFG lite_train_lite_infer --dry-run --max-restarts 2 --output "$TMPDIR/dry") \
+    >"$TMPDIR/dry2.out" 2>"$TMPDIR/dry2.err" || fail "dry run failed: $(cat "$TMPDIR/dry2.err")"
+grep -q 'tipc launch --max_restarts=2 ' "$TMPDIR/dry2.out" || fail "the launched train lacks --max_restarts: $(cat "$TMPDIR/dry2.out")"
+grep -q 'has no effect' "$TMPDIR/dry2.err" && fail "a launched train said to ignore --max-restarts: $(cat "$TMPDIR/dry2.err")"
+
 # fleet_dir2 NAME: a node's folder whose fleet config trains 3 epochs, not 5 (time)
 fleet_dir2() {
     fleet_dir "$1"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../core/options.h"
+#include "../../core/strv.h"
 #include "../../runner/launch/launch.h"
 
 static enum tipc_status fn_any(const struct opt *o, const char *v, void *dst)
@@ -45,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         double d = 0;
         size_t n = 0;
         bool b = false, sw = false, seen = false;
-        struct opt_list lst = {0};
+        struct strv lst = STRV_INIT;
         const struct opt tbl[] = {
             {"--config", "-c", OPT_STR, &s, &seen, 0, 0, "YAML", "recipe", NULL, NULL},
             {"--epochs", "-e --epoch-count", OPT_INT, &i, NULL, 0, 1000, "N", "epochs", NULL, NULL},
@@ -62,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *pos[2];
         struct opt_result r;
         opt_parse(&cmd, argc, argv, pos, &r);
-        opt_list_free(&lst);
+        strv_clear(&lst);
     }
     fclose(stdout);
     stdout = saved;

@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include "../../runner/launch/cluster_env.h"
+#include "../../core/strv.h"
 
 static const char *const VARS[] = {
     "SLURM_JOB_NODELIST", "SLURM_NODELIST", "SLURM_STEP_NODELIST", "SLURM_NNODES", "SLURM_JOB_NUM_NODES",
@@ -36,7 +37,7 @@ static void expect_hosts(const char *s, const char *want)
     if (strcmp(got, want)) fprintf(stderr, "%s -> '%s', want '%s'\n", s, got, want);
     assert_string_equal(got, want);
     free(got);
-    hostlist_free(v, n);
+    strv_free(v);
 }
 
 static void expect_bad(const char *s, const char *text)

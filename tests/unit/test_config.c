@@ -3,6 +3,7 @@
  * and every bad file gives one `file:line: message` and TIPC_EUSAGE. */
 #include "testutil.h"
 #include "../../runner/plan/config.h"
+#include "../../core/strv.h"
 
 /* A 32-line Step6 body with `n` lines; line 13 is `trainer:norm_train`. */
 static char *step6_text(int n, const char *extra_at_end)
@@ -249,7 +250,7 @@ static void test_split_like_bash_ifs(void **state)
             assert_string_equal(v[0], cases[i].first);
             assert_string_equal(v[n - 1], cases[i].last);
         }
-        cfg_strv_free(v, n);
+        strv_free(v);
     }
 }
 

@@ -1,6 +1,7 @@
-/* test_core.c: core/: checked number parsing and the error/die helpers. */
+/* test_core.c: core/: checked number parsing, the string vector and the error/die helpers. */
 #include "testutil.h"
 #include "../../core/parse.h"
+#include "../../core/strv.h"
 
 static void test_parse_int_accepts_only_whole_numbers(void **state)
 {
@@ -32,6 +33,39 @@ static void test_parse_double_rejects_nan(void **state)
     assert_true(fabs(d - 1e-3) < 1e-15);
     assert_false(parse_double("nan", &d));
     assert_false(parse_double("1.0.0", &d));
+}
+
+/* One string vector: split like cfg_split / --ips, NAME=value replaced in place, joined, detached. */
+static void test_strv(void **state)
+{
+    (void)state;
+    struct strv v = STRV_INIT;
+    strv_split(&v, "a||b|", '|', true);   /* empty fields kept, no field after a trailing '|' */
+    assert_int_equal(v.n, 3);
+    assert_string_equal(v.v[1], "");
+    assert_null(v.v[3]);
+    strv_clear(&v);
+    strv_split(&v, ",x,,y,", ',', false);
+    assert_int_equal(v.n, 2);
+    char *j = strv_join(v.v, -1, "+");
+    assert_string_equal(j, "x+y");
+    free(j);
+    strv_clear(&v);
+    strv_push(&v, "A=1");
+    strv_pushf(&v, "B=%d", 2);
+    strv_setenv(&v, strdup("A=3"));        /* replaces A, keeps its place */
+    strv_setenv(&v, strdup("AB=4"));       /* a longer name is another variable */
+    assert_int_equal(v.n, 3);
+    assert_string_equal(v.v[0], "A=3");
+    assert_string_equal(v.v[2], "AB=4");
+    j = strv_join(v.v, 2, ",");
+    assert_string_equal(j, "A=3,B=2");
+    free(j);
+    strv_clear(&v);
+    char **empty = strv_detach(&v);        /* an empty vector is one NULL, not NULL */
+    assert_non_null(empty);
+    assert_null(empty[0]);
+    strv_free(empty);
 }
 
 static void test_error_at_prints_file_line(void **state)
@@ -66,6 +100,7 @@ int main(void)
         cmocka_unit_test(test_parse_int_accepts_only_whole_numbers),
         cmocka_unit_test(test_parse_bool_like_str2bool),
         cmocka_unit_test(test_parse_double_rejects_nan),
+        cmocka_unit_test(test_strv),
         cmocka_unit_test(test_error_at_prints_file_line),
         cmocka_unit_test(test_check_goes_through_die_routine),
     };

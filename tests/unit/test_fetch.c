@@ -1,11 +1,11 @@
-/* test_fetch.c: prepare/sha256 against FIPS 180-2 vectors, and fetch_file over file:// URLs
+/* test_fetch.c: core/sha256 (libcrypto) against FIPS 180-2 vectors, and fetch_file over file:// URLs
  * (verified copy, cache hit, wrong sha256, missing source, missing sha256). HTTP behaviour
  * (404, resume, timeouts, redirects) is covered by tests/e2e/test_prepare_http.sh against a
  * real local server. */
 #include "testutil.h"
 #include <sys/stat.h>
 #include "../../prepare/fetch.h"
-#include "../../prepare/sha256.h"
+#include "../../core/sha256.h"
 
 static void hex_of(const char *msg, size_t n, size_t repeat, char out[65])
 {

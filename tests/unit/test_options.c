@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include "../../core/options.h"
+#include "../../core/strv.h"
 
 struct vals {
     const char *out, *mode;
@@ -12,7 +13,7 @@ struct vals {
     long bytes;
     double lr;
     bool dry, gpu, s_epochs, solo;
-    struct opt_list over;
+    struct strv over;
 };
 
 static enum tipc_status even_only(const struct opt *o, const char *v, void *dst)
@@ -50,7 +51,7 @@ static enum tipc_status parse(const struct opt_cmd *c, const char **argv, const 
 {
     int argc = 0;
     while (argv[argc]) argc++;
-    opt_list_free(&V.over);
+    strv_clear(&V.over);
     memset(&V, 0, sizeof V);
     even = 0;
     struct capture cap;
@@ -107,7 +108,7 @@ static void test_spellings(void **s)
     assert_int_equal(r.npos, 1);
     assert_string_equal(pos[0], "--epochs");
     assert_false(V.s_epochs);
-    opt_list_free(&V.over);
+    strv_clear(&V.over);
 }
 
 static void test_ranges_and_values(void **s)

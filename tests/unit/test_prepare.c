@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include "../../prepare/prepare.h"
 #include "../../core/fs.h"
-#include "../../prepare/sha256.h"
+#include "../../core/sha256.h"
 
 static char root[256], cwd[1024];
 /* What `tipc run`'s option table makes of an environment without TIPC_OFFLINE (run's default):

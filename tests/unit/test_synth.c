@@ -6,7 +6,7 @@
 #include <turbojpeg.h>
 #include "../../prepare/synth.h"
 #include "../../core/fs.h"
-#include "../../prepare/sha256.h"
+#include "../../core/sha256.h"
 #include "../../engine/data/dataset.h"
 #include "../../engine/data/jpeg.h"
 

@@ -1,7 +1,7 @@
 /* bn.c: batch normalisation over the channel axis of NHWC rows (M = N*H*W, C), CPU reference.
  * Statistics are accumulated in double (M reaches 4e5 at batch 32, 112 px) and follow PyTorch:
  * biased variance to normalise, unbiased variance into the running average. Not here: the
- * inference-time folding of BN into the conv (io/export.c does that). */
+ * inference-time folding of BN into the conv (infer/infer.c does that). */
 #include <math.h>
 #include <string.h>
 
