@@ -126,8 +126,7 @@ static void read_flags(struct plan *p, const char *flags)
         for (const char *c = items[i]; name_ok && c < eq; c++)
             name_ok = isalnum((unsigned char)*c) || *c == '_';
         if (!name_ok) continue;
-        p->env = xrealloc(p->env, sizeof *p->env * (size_t)(p->nenv + 1));
-        p->env[p->nenv++] = xstrdup(items[i]);
+        strv_setenv(&p->env, xstrdup(items[i]));   /* a later export of a name wins, as in the shell */
     }
     strv_free(items);
 }
@@ -135,10 +134,9 @@ static void read_flags(struct plan *p, const char *flags)
 static void add_env_default(struct plan *p, const char *name, const char *value)
 {
     if (getenv(name)) return;
-    for (int i = 0; i < p->nenv; i++)
-        if (!strncmp(p->env[i], name, strlen(name)) && p->env[i][strlen(name)] == '=') return;
-    p->env = xrealloc(p->env, sizeof *p->env * (size_t)(p->nenv + 1));
-    p->env[p->nenv++] = xasprintf("%s=%s", name, value);
+    for (size_t i = 0; i < p->env.n; i++)
+        if (!strncmp(p->env.v[i], name, strlen(name)) && p->env.v[i][strlen(name)] == '=') return;
+    strv_pushf(&p->env, "%s=%s", name, value);
 }
 
 /* PARAMS `modeltype_bs8_fp32_DP_N1C1`: IFS="_" words; the batch size keeps its digits only. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../core/check.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 const char *const plan_modes[] = {"lite_train_lite_infer", "lite_train_whole_infer", "whole_infer",
@@ -124,8 +125,7 @@ void plan_free(struct plan *p)
         free(s->status_log);
         free(s->record);
     }
-    for (int i = 0; i < p->nenv; i++) free(p->env[i]);
-    free(p->env);
+    strv_clear(&p->env);
     free(p->save_log);
     free(p->results_header);
     free(p->seg_model);

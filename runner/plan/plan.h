@@ -12,6 +12,7 @@
 #include "cmdline.h"
 #include "config.h"
 #include "dialect.h"
+#include "../../core/strv.h"
 
 /* STAGE_NOTE: a line the original echoes; STAGE_LINKS: PaddleClas's `ln -s model.* inference.*` in the
  * folder `cmd` (made only when that folder exists); STAGE_COPY: PaddleDetection's `cp CMD/(all) APPEND_TO/`
@@ -76,8 +77,7 @@ struct plan {
                             * > 0 only for python:tipc configs given one (plan_opts) */
     struct stage *st;
     int n;
-    char **env;            /* benchmark_train: the section's `flags:` as NAME=value, set for every stage */
-    int nenv;
+    struct strv env;       /* benchmark_train: the section's `flags:` as NAME=value, set for every stage */
     char *save_log;        /* benchmark_train: SAVE_LOG (train_log/, index/, benchmark_log/), else NULL */
 };
 

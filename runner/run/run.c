@@ -42,10 +42,10 @@ static void print_plan(const struct plan *p, const struct run_opts *a)
            : p->dialect->repo, p->dialect_why);
     printf("# output: %s\n", p->log_dir);
     if (p->save_log) printf("# benchmark logs and speed records: %s (train_log/, index/, benchmark_log/)\n", p->save_log);
-    if (p->nenv) {   /* benchmark_train: the section's flags line, for every stage */
-        printf("# env:");
-        for (int i = 0; i < p->nenv; i++) printf(" %s", p->env[i]);
-        printf("\n");
+    if (p->env.n) {   /* benchmark_train: the section's flags line, for every stage */
+        char *env = strv_join(p->env.v, (long)p->env.n, " ");
+        printf("# env: %s\n", env);
+        free(env);
     }
     if (a->prepare) printf("  0 prepare      bash test_tipc/prepare.sh %s %s\n", a->config, a->mode);
     int k = 0;
@@ -98,8 +98,8 @@ struct stage_env {
     const char *config_sha256; /* the config's digest (struct tipc_config), for the job id */
     double timeout_s;         /* per stage, 0: none */
     const char *timeout_text; /* as the user wrote it, for messages */
-    char **env;               /* benchmark_train: the flags line's NAME=value, for every stage */
-    int nenv;
+    char *const *env;         /* benchmark_train: the flags line's NAME=value, for every stage */
+    size_t nenv;
     const char *run_time;     /* a speed stage's "model_run_time=S" (its training's seconds), else NULL */
 };
 
@@ -138,10 +138,10 @@ static int run_stage(const struct stage *s, int index, const struct stage_env *s
                      struct tee *tee, char **reason)
 {
     const char *unset[2] = {0};
-    const char **set = xcalloc((size_t)se->nenv + 12, sizeof *set);
+    const char **set = xcalloc(se->nenv + 12, sizeof *set);
     char *cvd = NULL, *logdir = NULL, *stage = xasprintf("TIPC_STAGE=%s", name), *id = NULL, *fp = NULL;
     int ns = 0;
-    for (int i = 0; i < se->nenv; i++) set[ns++] = se->env[i];   /* benchmark_train's flags line */
+    for (size_t i = 0; i < se->nenv; i++) set[ns++] = se->env[i];   /* benchmark_train's flags line */
     if (se->run_time) set[ns++] = se->run_time;
     if (s->cvd == CVD_SET) set[ns++] = cvd = xasprintf("CUDA_VISIBLE_DEVICES=%s", s->cvd_value);
     else if (s->cvd == CVD_UNSET) unset[0] = "CUDA_VISIBLE_DEVICES";
@@ -313,7 +313,7 @@ static enum tipc_status run_plan(const struct plan *p, const struct run_opts *a,
     char *pod_ip = a->node_ip ? xasprintf("POD_IP=%s", a->node_ip) : NULL;
     char *metrics = xasprintf("TIPC_METRICS=%s/metrics.jsonl", own);
     struct stage_env se = {self, pod_ip, metrics, isatty(2) ? "TIPC_PROGRESS=bar" : "TIPC_PROGRESS=lines", a->config,
-                           a->mode, config_sha256, a->timeout_s, a->timeout_text, p->env, p->nenv, NULL};
+                           a->mode, config_sha256, a->timeout_s, a->timeout_text, p->env.v, p->env.n, NULL};
     struct report r;
     report_init(&r, a->config, p->model, p->mode, p->status_log);
     struct metrics mx;
