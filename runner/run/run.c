@@ -412,6 +412,9 @@ enum tipc_status run_config(const struct run_opts *a)
     if (bench) {
         st = bench_plan_load(&p, a, &po, bench_sha);   /* the third word is PARAMS */
     } else {
+        if (a->repeat > 1)
+            warning_msg("%s: --repeat %d has no effect in %s: it repeats benchmark_train's cases", a->config,
+                        a->repeat, a->mode);
         TRY(cfg_load_opts(&cfg, a->config, (d->short_configs ? CFG_ALLOW_SHORT : 0) | (d->read_all_lines ? CFG_ALL_LINES : 0)));
         st = plan_build(&p, &cfg, a->mode, &po);
     }
