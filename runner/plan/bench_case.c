@@ -212,7 +212,7 @@ static enum tipc_status one_case(struct plan *p, size_t *cap, struct bench_run *
     }
     enum tipc_status st = TIPC_OK;
     int last;
-    if (s->name[0] == 's' && !strcmp(s->name, "step6")) st = step6_gpu_line(br, c, orig_gpu_list, nodes, cards);
+    if (!strcmp(s->name, "step6")) st = step6_gpu_line(br, c, orig_gpu_list, nodes, cards);
     else btext_set_value(t, s->l_gpuid, one ? "0" : c->gpu_id);
     if (st == TIPC_OK && one && s->l_profile && (s->profile_always || strcmp(br->opts->timer_only, "no"))) {
         if (!s->profile_always && !strcmp(br->opts->timer_only, "False")) {
