@@ -14,6 +14,8 @@ int cmd_train(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_speed(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

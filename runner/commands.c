@@ -17,6 +17,8 @@ const struct cmd tipc_commands[] = {
     {"export", cmd_export, "export a trained checkpoint as an inference model and ONNX", NULL},
     {"infer", cmd_infer, "run an exported model on images", NULL},
     {"bench", cmd_bench, "measure training or inference speed on synthetic data", NULL},
+    {"speed", cmd_speed, "turn a training log into a speed record (Paddle's benchmark analysis.py)", NULL},
+    {"compare", cmd_compare, "compare a run's speed and convergence with a baseline's; exit 1 on a regression", NULL},
     {"version", cmd_version, "print the version and the features compiled in", "--version"},
     {"help", cmd_help, "show help for tipc, one command, or the exit codes", "--help -h"},
     {NULL, NULL, NULL, NULL},

@@ -183,7 +183,7 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
             if (o->log) /* every rank: its own loss and img/s */
                 st = train_log_window(o->log, m->epoch, it, (long)m->step, ss.loss / ss.steps, lr,
                                       100.0 * ss.h1 / ss.seen, ss.seen / ss.batch);
-            if (o->rank == 0) {
+            if (o->local_rank == 0) {   /* each node's first rank: every node's log has its speed (benchmark_train) */
                 printf("[Epoch %d, iter: %d] top1: %.5f, top5: %.5f, lr: %.5f, loss: %.5f, avg_reader_cost: %.5f sec, "
                        "avg_batch_cost: %.5f sec, avg_samples: %.1f, avg_ips: %.5f images/sec.\n",
                        m->epoch, it, (double)ss.h1 / ss.seen, (double)ss.h5 / ss.seen, lr, ss.loss / ss.steps,

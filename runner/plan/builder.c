@@ -174,7 +174,7 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
     s->kind = kind;
     s->line = line;
     char *shown = pb_real_dir(b, cmd);
-    if (kind <= STAGE_INFER) {
+    if (kind <= STAGE_SPEED) {
         char err[256], bad = 0;
         if (cmdline_parse(exec, &s->cl, err, sizeof err, &bad) != TIPC_OK) {
             char *e = pb_real_dir(b, exec);
@@ -207,9 +207,9 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
     case STAGE_EVAL: s->dep = b->last_train; break;
     case STAGE_EXPORT: s->dep = b->last_train, b->last_export = p->n; break;
     case STAGE_INFER: s->dep = b->last_export >= 0 ? b->last_export : b->last_train; break;
-    case STAGE_NOTE: case STAGE_LINKS: case STAGE_COPY: case STAGE_APPEND: break;
+    case STAGE_SPEED: case STAGE_NOTE: case STAGE_LINKS: case STAGE_COPY: case STAGE_APPEND: break;
     }
-    if (kind <= STAGE_INFER) b->matrix = NULL;
+    if (kind <= STAGE_SPEED) b->matrix = NULL;
     p->n++;
     return TIPC_OK;
 }

@@ -13,10 +13,11 @@
 #include <string.h>
 
 #include "../../core/check.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 const char *const plan_modes[] = {"lite_train_lite_infer", "lite_train_whole_infer", "whole_infer",
-                                  "whole_train_whole_infer", "klquant_whole_infer", NULL};
+                                  "whole_train_whole_infer", "klquant_whole_infer", "benchmark_train", NULL};
 
 static bool under_test_tipc(const char *path)
 {
@@ -64,7 +65,8 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
     for (int i = 0; plan_modes[i]; i++) known |= !strcmp(mode, plan_modes[i]);
     if (!known)
         return error_at(TIPC_EUSAGE, cfg->path, 0, "unknown mode '%s': expected lite_train_lite_infer, "
-                        "lite_train_whole_infer, whole_infer, whole_train_whole_infer or klquant_whole_infer", mode);
+                        "lite_train_whole_infer, whole_infer, whole_train_whole_infer, klquant_whole_infer or "
+                        "benchmark_train", mode);
     struct builder bb = {.p = p, .cfg = cfg, .cvd = CVD_INHERIT, .last_train = -1, .last_export = -1};
     struct builder *b = &bb;
     p->family = cfg->family;
@@ -139,7 +141,12 @@ void plan_free(struct plan *p)
         free(s->model_probe);
         free(s->exec);
         free(s->model_fallback);
+        free(s->tee_log);
+        free(s->status_log);
+        free(s->record);
     }
+    strv_clear(&p->env);
+    free(p->save_log);
     free(p->results_header);
     free(p->seg_model);
     free(p->st);
@@ -153,7 +160,7 @@ void plan_free(struct plan *p)
 int plan_count_runs(const struct plan *p)
 {
     int n = 0;
-    for (int i = 0; i < p->n; i++) n += p->st[i].kind <= STAGE_INFER;
+    for (int i = 0; i < p->n; i++) n += p->st[i].kind <= STAGE_SPEED;
     return n;
 }
 
@@ -164,6 +171,7 @@ const char *stage_kind_name(enum stage_kind k)
     case STAGE_EVAL: return "eval";
     case STAGE_EXPORT: return "export";
     case STAGE_INFER: return "infer";
+    case STAGE_SPEED: return "speed";
     case STAGE_NOTE: return "note";
     case STAGE_LINKS: return "links";
     case STAGE_COPY: return "copy";

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compare.h"
 #include "xml.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
@@ -300,6 +301,79 @@ static void header(struct xw *h, const struct report *r, const struct mdata *d)
     xw_end_full(h);
 }
 
+/* ---- --baseline: the gate's table, and the baseline's curves beside this run's ---- */
+
+/* Rank 0's `what` (0 loss, 2 ips) of stage t as x, y (malloc'ed); the count. */
+static int rank0_series(const struct tstage *t, int what, double **x, double **y)
+{
+    *x = xmalloc(sizeof(double) * ((size_t)t->n + 1)), *y = xmalloc(sizeof(double) * ((size_t)t->n + 1));
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (t->p[i].rank != 0) continue;
+        (*x)[n] = t->p[i].step;
+        (*y)[n++] = what == 0 ? t->p[i].loss : t->p[i].ips;
+    }
+    return n;
+}
+
+static void overlay_chart(struct xw *h, const struct tstage *base, const struct tstage *now, int what)
+{
+    double *bx, *by, *nx, *ny;
+    int nb = rank0_series(base, what, &bx, &by), nn = rank0_series(now, what, &nx, &ny);
+    struct svg_series s[2] = {{"baseline (rank 0)", bx, by, nb, false}, {"this run (rank 0)", nx, ny, nn, false}};
+    if (nb && nn) {
+        if (what == 0) svg_plot(h, "baseline-loss", "loss per step: baseline and this run", "global step", "loss", s, 2);
+        else svg_plot_from_zero(h, "baseline-throughput", "throughput per step (images/s): baseline and this run",
+                                "global step", "img/s", s, 2);
+    }
+    free(bx), free(by), free(nx), free(ny);
+}
+
+static void baseline_section(struct xw *h, const struct cmp_result *c, const struct mdata *now)
+{
+    int fails = compare_failures(c);
+    el_text(h, "h2", NULL, "Against the baseline");
+    xw_start(h, "p");
+    xw_attr(h, "class", fails ? "verdict failed" : "verdict passed");
+    xw_textf(h, "%d regression%s, %d invalid, %d missing, %d within noise of %d figures", c->regressions,
+             c->regressions == 1 ? "" : "s", c->invalid, c->missing, c->noise, c->n);
+    xw_end_full(h);
+    xw_start(h, "p");
+    xw_textf(h, "baseline %s; this run %s. Limits: ips -%g%%, cpu_ips -%g%%, loss +%g%%, top-1 -%g points, or the "
+             "range of either side's repeats when wider.", c->base_what, c->new_what, c->th.ips_drop, c->th.cpu_drop,
+             c->th.loss_rise, c->th.top1_drop);
+    xw_end_full(h);
+    xw_start(h, "table");
+    xw_start(h, "tr");
+    const char *cols[] = {"case", "figure", "verdict", "baseline -> this run"};
+    for (int i = 0; i < 4; i++) el_text(h, "th", NULL, cols[i]);
+    xw_end_full(h);
+    for (int i = 0; i < c->n; i++) {
+        const struct cmp_row *r = &c->row[i];
+        bool bad = r->verdict == CMP_REGRESSION || r->verdict == CMP_INVALID || r->verdict == CMP_MISSING;
+        char *text = compare_row_text(r);
+        xw_start(h, "tr");
+        el_text(h, "td", NULL, r->case_name);
+        el_text(h, "td", NULL, cmp_figure_name(r->fig));
+        el_text(h, "td", bad ? "failed" : r->verdict == CMP_NOISE ? "skipped" : "passed", cmp_verdict_name(r->verdict));
+        el_text(h, "td", NULL, text);
+        xw_end_full(h);
+        free(text);
+    }
+    xw_end_full(h);
+    struct mdata b;
+    memset(&b, 0, sizeof b);
+    read_metrics(&b, c->base_metrics);
+    for (int i = 0; i < now->nt; i++)
+        for (int k = 0; k < b.nt; k++) {
+            if (strcmp(now->t[i].name, b.t[k].name)) continue;
+            el_text(h, "h3", NULL, now->t[i].name);
+            overlay_chart(h, &b.t[k], &now->t[i], 0);
+            overlay_chart(h, &b.t[k], &now->t[i], 2);
+        }
+    mdata_free(&b);
+}
+
 enum tipc_status report_html(const struct report *r, const char *metrics_path, const char *path)
 {
     struct mdata d;
@@ -329,6 +403,7 @@ enum tipc_status report_html(const struct report *r, const char *metrics_path, c
     el_text(&h, "h2", NULL, "Stages");
     stage_table(&h, r, path);
     if (r->n) svg_timeline(&h, r);
+    if (r->baseline) baseline_section(&h, r->baseline, &d);
     for (int i = 0; i < d.neval; i++) {
         xw_start(&h, "p");
         xw_textf(&h, "%s: top-1 %.2f%%", d.eval_name[i], d.eval_top1[i]);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compare.h"
 #include "xml.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
@@ -63,6 +64,71 @@ static void write_case(struct xw *j, const struct report *r, const struct report
     free(classname);
 }
 
+/* A testsuite with one testcase per compared figure (compare.h): failed when it regressed, is no
+ * number in the new run, or is missing from it. */
+static void compare_suite(struct xw *j, const struct cmp_result *c, const char *suite, const char *host, const char *ts)
+{
+    char n[16], f[16];
+    snprintf(n, sizeof n, "%d", c->n);
+    snprintf(f, sizeof f, "%d", compare_failures(c));
+    xw_start(j, "testsuite");
+    xw_attr(j, "name", suite);
+    xw_attr(j, "tests", n);
+    xw_attr(j, "failures", f);
+    xw_attr(j, "errors", "0");
+    xw_attr(j, "skipped", "0");
+    xw_attr(j, "time", "0");
+    if (ts) xw_attr(j, "timestamp", ts);
+    if (host) xw_attr(j, "hostname", host);
+    xw_start(j, "properties");
+    property(j, "baseline", c->base_what);
+    property(j, "new", c->new_what);
+    xw_end(j);
+    for (int i = 0; i < c->n; i++) {
+        const struct cmp_row *r = &c->row[i];
+        char *name = xasprintf("%s.%s[%s]", suite, cmp_figure_name(r->fig), r->case_name);
+        char *cls = xasprintf("%s.%s", suite, cmp_figure_name(r->fig)), *text = compare_row_text(r);
+        xw_start(j, "testcase");
+        xw_attr(j, "name", name);
+        xw_attr(j, "classname", cls);
+        xw_attr(j, "time", "0");
+        bool bad = r->verdict == CMP_REGRESSION || r->verdict == CMP_INVALID || r->verdict == CMP_MISSING;
+        if (bad) {
+            xw_start(j, "failure");
+            xw_attr(j, "message", text);
+            xw_attr(j, "type", cmp_verdict_name(r->verdict));
+            xw_text(j, text);
+            xw_end(j);
+        }
+        char *out = xasprintf("%s\nverdict: %s\nbaseline: %s\nnew: %s\n", text, cmp_verdict_name(r->verdict),
+                              c->base_what, c->new_what);
+        xw_start(j, "system-out");
+        xw_text(j, out);
+        xw_end(j);
+        xw_end(j);
+        free(out), free(text), free(name), free(cls);
+    }
+    xw_end(j);
+}
+
+enum tipc_status report_compare_junit(const struct cmp_result *c, const char *path)
+{
+    struct xw j;
+    TRY(xw_open(&j, path, "JUnit report"));
+    char n[16], f[16];
+    snprintf(n, sizeof n, "%d", c->n);
+    snprintf(f, sizeof f, "%d", compare_failures(c));
+    xw_declaration(&j);
+    xw_start(&j, "testsuites");
+    xw_attr(&j, "name", "tipc");
+    xw_attr(&j, "tests", n);
+    xw_attr(&j, "failures", f);
+    xw_attr(&j, "errors", "0");
+    xw_attr(&j, "time", "0");
+    compare_suite(&j, c, "tipc.compare", NULL, NULL);
+    return xw_save(&j);
+}
+
 enum tipc_status report_junit(const struct report *r, const char *path)
 {
     struct xw j;
@@ -82,8 +148,8 @@ enum tipc_status report_junit(const struct report *r, const char *path)
     xw_declaration(&j);
     xw_start(&j, "testsuites");
     xw_attr(&j, "name", "tipc");
-    xw_attr(&j, "tests", tests);
-    xw_attr(&j, "failures", failures);
+    xw_attrf(&j, "tests", "%d", r->n + (r->baseline ? r->baseline->n : 0));
+    xw_attrf(&j, "failures", "%d", report_count(r, CASE_FAILED) + (r->baseline ? compare_failures(r->baseline) : 0));
     xw_attr(&j, "errors", "0");
     xw_attrf(&j, "time", "%.3f", total);
     xw_start(&j, "testsuite");
@@ -107,6 +173,12 @@ enum tipc_status report_junit(const struct report *r, const char *path)
     if (!r->ndata) property(&j, "data", "not prepared by this run (--no-prepare, or a Paddle config)");
     xw_end(&j);
     for (int i = 0; i < r->n; i++) write_case(&j, r, &r->c[i]);
+    if (r->baseline) {
+        xw_end(&j);   /* the stages' testsuite */
+        char *bs = xasprintf("%s.baseline", suite);
+        compare_suite(&j, r->baseline, bs, r->hostname, ts);
+        free(bs);
+    }
     free(suite);
     return xw_save(&j);
 }

@@ -158,6 +158,7 @@ static struct report_case *add_case(struct report *r, const char *kind, const ch
     c->matrix = xstrdup(matrix ? matrix : "");
     c->cmd = xstrdup(cmd);
     c->line = line;
+    c->cpu_s = -1;
     return c;
 }
 
@@ -352,6 +353,7 @@ enum tipc_status report_emit_stage(const struct report *r, int i, struct metrics
     json_object_set_new(o, "error", c->error ? jstr(c->error) : json_null());
     json_object_set_new(o, "started", json_real(c->started));
     json_object_set_new(o, "seconds", json_real(c->seconds));
+    if (c->cpu_s >= 0) json_object_set_new(o, "cpu_s", json_real(c->cpu_s));
     json_object_set_new(o, "log", c->log_path ? jstr(c->log_path) : json_null());
     json_object_set_new(o, "command", jstr(c->cmd));
     free(name);

@@ -30,6 +30,8 @@ struct report_case {
     int status;       /* exit status as the shell reports it (0 = passed; skipped: -1) */
     double started;   /* wall clock, seconds since the epoch */
     double seconds;
+    double cpu_s;     /* CPU seconds (user + system) of the stage and every process it started, on this
+                         node; -1: not measured */
     int line;         /* config line */
     char *error;      /* failed: the line that says why (report_why), NULL when none was found */
     bool requested;   /* skipped because the run was told to (--skip-gpu), not because of a failure:
@@ -57,6 +59,7 @@ struct report {
     struct report_case *c;
     int n;
     size_t cap;
+    const struct cmp_result *baseline; /* --baseline: the comparison (compare.h), in JUnit and HTML; NULL: none */
 };
 
 /* Start a report; `status_log` is appended to, never truncated (as the original's `tee -a`). */
@@ -130,8 +133,12 @@ enum tipc_status report_emit_run(const struct report *r, struct metrics *m);
 enum tipc_status report_emit_stage(const struct report *r, int i, struct metrics *m);
 enum tipc_status report_emit_summary(const struct report *r, struct metrics *m);
 
-/* Write JUnit XML atomically (temp file + rename); see junit.c. */
+/* Write JUnit XML atomically (temp file + rename); see junit.c. With r->baseline, a second testsuite
+ * MODEL.MODE.baseline holds one testcase per compared figure. */
 enum tipc_status report_junit(const struct report *r, const char *path);
+struct cmp_result;
+/* `tipc compare --junit`: the comparison alone, testsuite tipc.compare. */
+enum tipc_status report_compare_junit(const struct cmp_result *c, const char *path);
 /* The single-file HTML report of a run (OUTPUT/tipc/report.html), readable offline: the verdict,
  * the stage table, a stage timeline, and for each training stage its loss, accuracy and throughput
  * curves per rank as inline SVG (no script, no network). Built from the report and the run's

@@ -7,6 +7,7 @@
 #include "../../core/status.h"
 #include "../../prepare/prepare.h"   /* struct prepare_opts */
 #include "optcheck.h"                    /* run_find_cmd */
+#include "../report/compare.h"         /* struct cmp_thresholds */
 
 struct run_opts {
     const char *config, *mode, *gpuid; /* the positional words; gpuid NULL when absent */
@@ -16,6 +17,9 @@ struct run_opts {
     double timeout_s;
     bool dry_run, no_prepare, prepare;
     int max_restarts;           /* --max-restarts / TIPC_MAX_RESTARTS: the train stages' launcher's */
+    int repeat;                 /* benchmark_train: run every case this many times (0, 1: once) */
+    const char *baseline;       /* --baseline DIR: compare this run's figures with DIR's at the end */
+    struct cmp_thresholds th;   /* the gate's limits (--max-ips-drop ...) */
     struct prepare_opts prep;   /* for python:tipc configs: offline unless TIPC_OFFLINE=0 */
     run_find_cmd find_cmd;      /* tipc's commands by name: their option tables check the plan (optcheck.h) */
 };

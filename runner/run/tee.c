@@ -106,11 +106,17 @@ static void *tee_thread(void *arg)
 
 enum tipc_status tee_start(struct tee *t, const char *log_path)
 {
+    return tee_start_append(t, log_path, false);
+}
+
+enum tipc_status tee_start_append(struct tee *t, const char *log_path, bool append)
+{
     memset(t, 0, sizeof *t);
     t->child_out = t->child_err = t->rd[0] = t->rd[1] = -1;
     t->log_path = log_path;
     /* O_NONBLOCK: a FIFO planted there without a reader fails (ENXIO) instead of hanging the run */
-    t->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    t->log_fd = open(log_path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                     0644);
     if (t->log_fd < 0) return error_at(TIPC_EIO, log_path, 0, "cannot create stage log: %s", strerror(errno));
     fcntl(t->log_fd, F_SETFL, fcntl(t->log_fd, F_GETFL) & ~O_NONBLOCK);
     int a[2], b[2];

@@ -29,6 +29,8 @@ struct tee {
 
 /* Create the log (truncated; no symlink followed) and the pipes, start the copying thread. */
 enum tipc_status tee_start(struct tee *t, const char *log_path);
+/* The same, appending to the log when `append` (benchmark_train: a harness run's later stages). */
+enum tipc_status tee_start_append(struct tee *t, const char *log_path, bool append);
 /* After fork: close the parent's copies of the child's ends. */
 void tee_started(struct tee *t);
 /* After the child exited: copy what is left (a grandchild still holding the pipes is given 1 s of
