@@ -16,6 +16,7 @@
 #include "baseline.h"          /* defines: run_baseline */
 #include "bench_run.h"         /* defines: bench_plan_load, bench_stage_dirs */
 #include "cluster.h"           /* defines: run_check_cluster */
+#include "dry_run.h"           /* defines: run_print_plan */
 #include "lock.h"              /* defines: run_lock_take, run_lock_try */
 #include "pending.h"           /* defines: pending_incomplete, pending_stopped */
 #include "optcheck.h"          /* defines: run_check_options */
@@ -36,61 +37,6 @@
 #include "../../core/time.h"      /* defines: now_seconds */
 #include "../../prepare/prepare.h" /* defines: prepare_for_run */
 #include "../../core/banned.h"
-
-static void print_plan(const struct plan *p, const struct run_opts *a)
-{
-    printf("# tipc run %s %s (dry run): %d commands, %d-line layout, python:%s\n", a->config, a->mode,
-           plan_count_runs(p), (int)p->family, p->ours ? "tipc" : "(as in the config)");
-    printf("# dialect: %s (%s): %s\n", p->dialect->name, p->family == CFG_STEP6 ? "Step6's harness for 32-line configs"
-           : p->dialect->repo, p->dialect_why);
-    printf("# output: %s\n", p->log_dir);
-    if (p->save_log) printf("# benchmark logs and speed records: %s (train_log/, index/, benchmark_log/)\n", p->save_log);
-    if (p->env.n) {   /* benchmark_train: the section's flags line, for every stage */
-        char *env = strv_join(p->env.v, (long)p->env.n, " ");
-        printf("# env: %s\n", env);
-        free(env);
-    }
-    if (a->prepare) printf("  0 prepare      bash test_tipc/prepare.sh %s %s\n", a->config, a->mode);
-    int k = 0;
-    for (int i = 0; i < p->n; i++) {
-        const struct stage *s = &p->st[i];
-        switch (s->kind) {
-        case STAGE_NOTE: printf("         echo: %s\n", s->cmd); continue;
-        case STAGE_LINKS: printf("         links: %s/inference.{pdmodel,pdiparams} -> model.* (if that folder exists)\n", s->cmd); continue;
-        case STAGE_COPY: printf("         copy: the files of %s into %s/ (if that folder exists)\n", s->cmd, s->append_to); continue;
-        case STAGE_APPEND:
-            if (s->tee_log && s->timeout_s > 0)
-                printf("         output: > %s (timeout %.0fs) (no command)\n", s->tee_log, s->timeout_s);
-            else if (s->tee_log) printf("         output: > %s (no command)\n", s->tee_log);
-            else printf("         append: %s >> %s (if it exists)\n", s->cmd, s->append_to);
-            continue;
-        case STAGE_TRAIN: case STAGE_EVAL: case STAGE_EXPORT: case STAGE_INFER: case STAGE_SPEED: break;
-        }
-        char *shown = subst_model(s->cmd, p->seg_model ? p->seg_model : "");
-        printf("%3d %-6s line %-3d %s\n", ++k, stage_kind_name(s->kind), s->line, shown);
-        free(shown);
-        if (a->skip_gpu && s->needs_gpu) printf("               skipped: needs a GPU: %s (--skip-gpu)\n", a->skip_gpu);
-        for (int c = 0; c < 2; c++)
-            if (s->cwd[c]) printf("               cd %s (skipped if missing)\n", s->cwd[c]);
-        if (s->status_file)
-            printf("               status: can %s be read (appended to %s)\n", s->status_file, s->append_to);
-        if (s->model_probe)
-            printf("               then: if %s/<weights> is missing, the weights become %s\n", s->model_probe,
-                   s->model_fallback);
-        if (s->tee_log) {
-            printf("               output: %s %s", s->tee_append ? ">>" : ">", s->tee_log);
-            if (s->timeout_s > 0) printf(" (timeout %.0fs)", s->timeout_s);
-            printf("\n");
-        }
-        if (s->status_log) printf("               status line: %s\n", s->status_log);
-        if (s->cvd == CVD_SET) printf("               env CUDA_VISIBLE_DEVICES=%s\n", s->cvd_value);
-        else if (s->cvd == CVD_UNSET) printf("               env -u CUDA_VISIBLE_DEVICES\n");
-        if (s->ips) {
-            if (a->node_ip) printf("               this node: %s (POD_IP) in --ips=%s\n", a->node_ip, s->ips);
-            else printf("               this node: found by `tipc launch` among --ips=%s\n", s->ips);
-        }
-    }
-}
 
 /* What a stage gets besides its own command: our binary, CUDA_VISIBLE_DEVICES as the original
  * leaves it, POD_IP, where to append metrics, its report name, how to draw progress. */
@@ -521,7 +467,7 @@ enum tipc_status run_config(const struct run_opts *a)
             st = plan_resolve_inputs(&p, &cfg);   /* before anything runs */
             if (st == TIPC_OK) st = run_check_options(&p, &cfg, a->find_cmd);   /* a mistyped flag, at its line */
             if (st == TIPC_OK) st = run_check_cluster(&p, a->config);
-            if (st == TIPC_OK && a->dry_run) print_plan(&p, a);
+            if (st == TIPC_OK && a->dry_run) run_print_plan(&p, a);
             else if (st == TIPC_OK) st = run_plan(&p, a, bench ? bench_sha : cfg.sha256, &pd, &reported);
             plan_free(&p);
         }
