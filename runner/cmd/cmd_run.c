@@ -140,11 +140,11 @@ int cmd_run(int argc, char **argv)
 {
     struct run_opts a;
     bool help;
-    a.find_cmd = find_cmd;
     enum tipc_status st = parse_args(argc, argv, &a, &help);
     if (st != TIPC_OK) {
         run_refused(&a, st);   /* no stale green in the --junit file */
         return st;
     }
+    a.find_cmd = find_cmd;   /* after parse_args, which clears a */
     return help ? TIPC_OK : run_config(&a);
 }
