@@ -64,7 +64,9 @@ rm -rf out
     --skip-gpu "CPU runner" > out.txt 2> err.txt
 assert_eq "$?" 0 "exit code with --skip-gpu"
 assert_eq "$(tail -n 1 out.txt)" "4 passed, 0 failed, 1 skipped" "summary with --skip-gpu"
-end_table err.txt > skip.table
+# (a stage's warnings, shown under it, are test_finite_or_fail's: the tiny training's "loss never
+# fell" carries losses whose last digits differ by CPU level, so they stay out of this golden table)
+end_table err.txt | grep -v '^ *tipc: warning: ' > skip.table
 golden skip_gpu.table skip.table
 junit_cases skip.xml > skip.cases
 golden skip_gpu.junit skip.cases
