@@ -25,11 +25,23 @@
 
 /* Prefix added to every message (e.g. "[node 1:rank 3] "); empty by default. Not owned. */
 void tipc_set_msg_prefix(const char *prefix);
+/* Also append each error line (error_at, error_msg, a die message; not hints or warnings), as
+ * printed, to the file at `path` (NULL: none; not owned): `tipc run` gives each stage one
+ * (TIPC_ERROR_LOG) and reports the first line as why the stage failed. At most
+ * TIPC_ERROR_LOG_MAX lines per process. */
+void tipc_set_error_log(const char *path);
+#define TIPC_ERROR_LOG_MAX 8
+/* Called before each message is printed (NULL: none): a progress bar on the terminal erases itself
+ * there, so no message is glued to it. */
+void tipc_set_msg_hook(void (*fn)(void));
 
 enum tipc_status error_at(enum tipc_status st, const char *file, int line, const char *fmt, ...)
     TIPC_PRINTF(4, 5);
 enum tipc_status error_msg(enum tipc_status st, const char *fmt, ...) TIPC_PRINTF(2, 3);
 void error_hint(const char *fmt, ...) TIPC_PRINTF(1, 2);
+/* The first error_at/error_msg line this process printed (as printed, without the newline), or ""
+ * when none: why a run that stopped early stopped, for its report. */
+const char *error_first(void);
 void warning_msg(const char *fmt, ...) TIPC_PRINTF(1, 2);
 
 /* Die routine: called with the formatted message; must not return. Default prints and exits. */

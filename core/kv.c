@@ -106,10 +106,12 @@ static long request(struct rdzv_client *c, const char *method, const char *key, 
 
 static enum tipc_status bad_reply(struct rdzv_client *c, long code, const char *key, const struct sink *s)
 {
-    if (code == 403) {
-        error_msg(TIPC_EDIST, "%s: the rendezvous server at %s refused the job token (HTTP 403)", c->where,
-                  c->base);
-        error_hint("set the same TIPC_JOB_TOKEN on every node of the job (or unset it everywhere)");
+    if (code == 403) {   /* the store says which job it serves: another job may hold this port */
+        size_t n = s->p ? strcspn(s->p, "\n") : 0;
+        error_msg(TIPC_EDIST, "%s: the rendezvous server at %s refused the job token (HTTP 403)%s%.*s", c->where,
+                  c->base, n ? ": " : "", (int)(n > 400 ? 400 : n), n ? s->p : "");
+        error_hint("set the same TIPC_JOB_TOKEN on every node of the job (or unset it everywhere) and start every "
+                   "node with the same command; if another job holds this port, give each job its own --master port");
         return TIPC_EDIST;
     }
     return error_msg(TIPC_EDIST, "%s: rendezvous server at %s answered %ld for key '%s': %s", c->where,
@@ -128,6 +130,14 @@ enum tipc_status rdzv_put(struct rdzv_client *c, const char *key, const void *va
     } else st = bad_reply(c, code, key, &s);
     free(s.p);
     return st;
+}
+
+long rdzv_fetch(struct rdzv_client *c, const char *key, char **body)
+{
+    struct sink s = {0};
+    long code = request(c, "GET", key, "?wait=0", NULL, 0, 5000, true, &s);
+    *body = s.p;
+    return code;
 }
 
 enum tipc_status rdzv_get(struct rdzv_client *c, const char *key, int wait_ms, bool quiet, bool *found,

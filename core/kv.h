@@ -41,5 +41,8 @@ enum tipc_status rdzv_put(struct rdzv_client *c, const char *key, const void *va
  * HTTP errors (403, unknown job) are always printed. */
 enum tipc_status rdzv_get(struct rdzv_client *c, const char *key, int wait_ms, bool quiet, bool *found,
                           char **val, size_t *n);
+/* One GET of key, no wait and no message: the HTTP code (0: no answer) and the body (malloc'ed,
+ * NUL-terminated, caller frees; NULL when none). To ask who holds a port. */
+long rdzv_fetch(struct rdzv_client *c, const char *key, char **body);
 
 #endif

@@ -278,11 +278,25 @@ static enum tipc_status apply_env(const struct opt_cmd *c, const bool *given)
     return TIPC_OK;
 }
 
+static opt_describe_fn describe_fn;
+static void *describe_ctx;
+
+void opt_describe(opt_describe_fn fn, void *ctx) { describe_fn = fn, describe_ctx = ctx; }
+bool opt_takes_value(const struct opt *o) { return takes_value(o); }
+bool opt_env_only(const struct opt *o) { return env_only(o); }
+
+static bool check_mode;
+static struct opt_check check_result;
+
+void opt_check_mode(bool on) { check_mode = on; }
+const struct opt_check *opt_check_result(void) { return &check_result; }
+
 static enum tipc_status parse_words(const struct opt_cmd *c, int argc, char **argv, const char **pos,
                                     struct opt_result *r, bool *given)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        check_result.bad = a;   /* the word an error below is about */
         if (!strcmp(a, "--")) {
             if (c->stop_at_pos) return r->rest = i + 1, TIPC_OK;
             for (i++; i < argc; i++) TRY(add_pos(c, argv[i], pos, r));
@@ -321,6 +335,24 @@ enum tipc_status opt_parse(const struct opt_cmd *c, int argc, char **argv, const
     memset(r, 0, sizeof *r);
     r->pos = pos;
     r->rest = argc;
+    if (describe_fn) {   /* the table only (tipc help man / completion) */
+        describe_fn(c, describe_ctx);
+        r->help = true;
+        return TIPC_OK;
+    }
+    if (check_mode) {   /* the words only: no environment, no usage, nothing run */
+        const char *scratch[16] = {0};
+        size_t n = 0;
+        while (c->opts && c->opts[n].name) n++;
+        bool *given = xcalloc(n + 1, sizeof *given);
+        check_result = (struct opt_check){argc, NULL};
+        enum tipc_status st = parse_words(c, argc, argv, pos ? pos : scratch, r, given);
+        free(given);
+        if (st == TIPC_OK) check_result.bad = NULL;
+        check_result.rest = r->rest;
+        r->help = true;
+        return st;
+    }
     if (wants_help(c, argc, argv)) {
         opt_usage(c, stdout);
         r->help = true;

@@ -69,6 +69,28 @@ struct opt_result {
  * max_pos is 0). Errors are printed; returns TIPC_OK or TIPC_EUSAGE. */
 enum tipc_status opt_parse(const struct opt_cmd *c, int argc, char **argv, const char **pos,
                            struct opt_result *r);
+/* Check mode, for `tipc run --dry-run`, which checks the command lines of tipc's own commands that a
+ * config builds without running them: while on, opt_parse parses argv as usual (an unknown option
+ * or a bad value is an error with its did-you-mean hint) but neither reads the environment nor
+ * honours --help, and on success returns as for --help (r->help set, nothing printed), so the
+ * command returns without doing anything else. opt_check_result() then says where a stop_at_pos
+ * command's CMD starts (launch's), and on an error which word was wrong. */
+struct opt_check {
+    int rest;            /* index of the first word not parsed (argc if none) */
+    const char *bad;     /* the word being parsed when the error came, NULL when none */
+};
+void opt_check_mode(bool on);
+const struct opt_check *opt_check_result(void);
+
+/* Describe mode, for `tipc help man` and `tipc help completion`, which are generated from the option
+ * tables: while a hook is set, opt_parse hands the command's table to it (valid during the call only)
+ * and returns as for --help, nothing parsed or printed. NULL: off. */
+typedef void (*opt_describe_fn)(const struct opt_cmd *c, void *ctx);
+void opt_describe(opt_describe_fn fn, void *ctx);
+/* Does the option take a value (not a switch or flag)? Is it an environment-only row? */
+bool opt_takes_value(const struct opt *o);
+bool opt_env_only(const struct opt *o);
+
 /* The generated usage text. */
 void opt_usage(const struct opt_cmd *c, FILE *f);
 /* Print the usage to stderr (for bad usage); returns TIPC_EUSAGE. */

@@ -1,5 +1,9 @@
 /* rng.c: xoshiro256** (Blackman & Vigna) seeded through splitmix64. */
 #include <math.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "rng.h"
 #include "banned.h"
@@ -36,4 +40,18 @@ double rng_normal(struct rng *r)
     double u1 = rng_uniform(r), u2 = rng_uniform(r);
     if (u1 < 1e-300) u1 = 1e-300;
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+void random_hex(char *out, int nbytes)
+{
+    unsigned char b[64];
+    if (nbytes > 64) nbytes = 64;
+    if (getrandom(b, (size_t)nbytes, 0) != (ssize_t)nbytes) {   /* no entropy source: time, pid, address */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t z = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 48) ^ (uint64_t)(uintptr_t)b;
+        for (int i = 0; i < nbytes; i++) b[i] = (unsigned char)(rng_mix64(z + (uint64_t)i) >> 24);
+    }
+    for (int i = 0; i < nbytes; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+    out[2 * nbytes] = 0;
 }

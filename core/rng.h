@@ -38,6 +38,9 @@ uint64_t rng_u64(struct rng *r);
 double rng_uniform(struct rng *r);            /* [0, 1) */
 double rng_normal(struct rng *r);             /* N(0, 1), Box-Muller */
 uint64_t rng_mix64(uint64_t z);               /* one splitmix64 step from z, for hashing seeds */
+/* A fresh name nobody else draws (a run's id): 2 * nbytes hex digits from the kernel's entropy
+ * (getrandom), NUL-terminated in out[2 * nbytes + 1]. Unique, not secret. */
+void random_hex(char *out, int nbytes);
 
 /* ---- splitmix64 streams ------------------------------------------------------------------- */
 struct data_rng { uint64_t s; };

@@ -1,7 +1,7 @@
 /* sha256.h: SHA-256, the one hash of tipc, through OpenSSL's libcrypto (EVP; the binary links it
  * already for the launcher's HMAC): downloads checked before use (prepare/fetch.c), the config's
  * digest (runner/plan/config.c, for `tipc run`'s job id), the launcher's job fingerprint
- * (runner/launch/join.c). Test vectors: tests/unit/test_fetch.c. */
+ * (runner/launch/secret.c). Test vectors: tests/unit/test_fetch.c. */
 #ifndef TIPC_SHA256_H
 #define TIPC_SHA256_H
 #include <stddef.h>

@@ -142,10 +142,95 @@ static char *dir_of(const char *path)
     return xstrndup(path, (size_t)(slash - path));
 }
 
+static const char *kind_of(mode_t m)
+{
+    return S_ISDIR(m) ? "a folder" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+           : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" : "not a regular file";
+}
+
+/* 1 or 2 when st is the file this process's stdout or stderr is (a terminal, a pipe, a log file). */
+static int stdio_fd_of(const struct stat *st)
+{
+    for (int fd = 1; fd <= 2; fd++) {
+        struct stat o;
+        if (fstat(fd, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino) return fd;
+    }
+    return 0;
+}
+
+int staged_stdio_fd(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? stdio_fd_of(&st) : 0;
+}
+
+/* Open the existing non-regular `path` for writing in place (staged_open's second list). */
+static enum tipc_status open_direct(struct staged_file *s, const char *path, const struct stat *st)
+{
+    int fd = stdio_fd_of(st);
+    if (fd) {   /* into our own stream, in order with what stdio holds */
+        fflush(stdout);
+        fflush(stderr);
+        s->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    } else {    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of blocking forever */
+        s->fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        struct stat now;
+        if (s->fd >= 0 && (fstat(s->fd, &now) != 0 || S_ISREG(now.st_mode) || S_ISDIR(now.st_mode))) {
+            close(s->fd);   /* swapped for a regular file since the lstat: never written untruncated */
+            s->fd = -1;
+            errno = EAGAIN;
+        }
+        if (s->fd >= 0) fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
+    }
+    if (s->fd < 0) {
+        int e = errno;
+        enum tipc_status rc = error_msg(TIPC_EIO, "cannot write '%s' (%s): %s", path, kind_of(st->st_mode),
+                                        e == ENXIO && S_ISFIFO(st->st_mode) ? "no process reads that FIFO" : strerror(e));
+        memset(s, 0, sizeof *s);
+        s->fd = -1;
+        return rc;
+    }
+    s->path = xstrdup(path);
+    s->direct = true;
+    return TIPC_OK;
+}
+
+/* What staged_open does with an existing `path`: 0 stage it (*real: the file to replace, malloc'ed),
+ * 1 write it directly (*st filled), or a refusal (message printed). */
+static int target_plan(const char *path, struct stat *st, char **real, enum tipc_status *refused)
+{
+    *real = NULL;
+    struct stat l;
+    if (lstat(path, &l) != 0) return 0;                     /* new (or unreachable: the create says why) */
+    bool followed = stat(path, st) == 0;
+    if (followed && stdio_fd_of(st)) return 1;              /* our stdout/stderr, whatever its kind */
+    if (S_ISREG(l.st_mode)) return 0;
+    if (S_ISLNK(l.st_mode) && followed && S_ISREG(st->st_mode)) {
+        *real = realpath(path, NULL);
+        return 0;
+    }
+    if (followed && (S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode))) return 1;
+    if (!followed)
+        *refused = error_msg(TIPC_EUSAGE, "'%s' is a symbolic link to a file that does not exist; tipc neither writes "
+                             "through it nor replaces it", path);
+    else
+        *refused = error_msg(TIPC_EUSAGE, "cannot write '%s': it is %s%s", path, kind_of(st->st_mode),
+                             S_ISLNK(l.st_mode) ? " (through a symbolic link)" : "");
+    error_hint("give the path of a regular file (it is replaced whole), a FIFO or a character device");
+    return -1;
+}
+
 enum tipc_status staged_open(struct staged_file *s, const char *path)
 {
     memset(s, 0, sizeof *s);
     s->fd = -1;
+    struct stat st;
+    char *real;
+    enum tipc_status refused = TIPC_EUSAGE;
+    int plan = target_plan(path, &st, &real, &refused);
+    if (plan < 0) return refused;
+    if (plan == 1) return open_direct(s, path, &st);
+    if (real) path = real;   /* a link to a regular file: replace the file it points to */
     char *dir = dir_of(path);
     temp_sweep(dir);
     free(dir);
@@ -153,13 +238,15 @@ enum tipc_status staged_open(struct staged_file *s, const char *path)
     s->tmp = temp_name(path);
     s->fd = open(s->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (s->fd < 0) {
-        enum tipc_status st = error_msg(TIPC_EIO, "cannot create '%s': %s", path, strerror(errno));
+        enum tipc_status rc = error_msg(TIPC_EIO, "cannot create '%s': %s", path, strerror(errno));
         free(s->path);
         free(s->tmp);
         memset(s, 0, sizeof *s);
         s->fd = -1;
-        return st;
+        free(real);
+        return rc;
     }
+    free(real);
     return TIPC_OK;
 }
 
@@ -172,7 +259,7 @@ void staged_write(struct staged_file *s, const void *p, size_t n)
 void staged_abort(struct staged_file *s)
 {
     if (s->fd >= 0) close(s->fd);
-    if (s->tmp) unlink(s->tmp);
+    if (s->tmp) unlink(s->tmp);   /* a direct target has none: it is never removed */
     free(s->path);
     free(s->tmp);
     memset(s, 0, sizeof *s);
@@ -182,12 +269,15 @@ void staged_abort(struct staged_file *s)
 enum tipc_status staged_finish(struct staged_file *s)
 {
     int err = s->err;
-    if (!err && fsync(s->fd) != 0) err = errno;
+    /* a pipe, a terminal or /dev/null has nothing to sync (EINVAL, ENOTSUP): not a failure there */
+    if (!err && fsync(s->fd) != 0 && !(s->direct && (errno == EINVAL || errno == ENOTSUP || errno == EROFS)))
+        err = errno;
     if (close(s->fd) != 0 && !err) err = errno;
     s->fd = -1;
     if (err) {
         enum tipc_status st = error_msg(TIPC_EIO, "cannot write '%s': %s", s->path, strerror(err));
-        if (err == ENOSPC || err == EDQUOT) error_hint("free some space on that file system; the previous file, if any, is untouched");
+        if ((err == ENOSPC || err == EDQUOT) && !s->direct)
+            error_hint("free some space on that file system; the previous file, if any, is untouched");
         staged_abort(s);
         return st;
     }
@@ -213,10 +303,11 @@ enum tipc_status staged_publish(struct staged_file *set, int n)
     int renamed = 0;
     for (int i = 0; i < n; i++)
         if (!set[i].done) BUG("staged_publish: '%s' was not finished", set[i].path ? set[i].path : "?");
-    /* 1. hard links keep every old target reachable until the whole set is in place */
+    /* 1. hard links keep every old target reachable until the whole set is in place (a direct
+     * target was written in place: nothing to link, rename or roll back) */
     for (int i = 0; i < n && st == TIPC_OK; i++) {
         struct stat sb;
-        if (lstat(set[i].path, &sb) != 0) continue;
+        if (set[i].direct || lstat(set[i].path, &sb) != 0) continue;
         backup[i] = temp_name(set[i].path);
         if (link(set[i].path, backup[i]) != 0) {
             st = error_msg(TIPC_EIO, "cannot keep a backup of '%s' while replacing it: %s", set[i].path, strerror(errno));
@@ -226,6 +317,7 @@ enum tipc_status staged_publish(struct staged_file *set, int n)
     }
     /* 2. the renames; on a failure put the old files back */
     for (; st == TIPC_OK && renamed < n; renamed++) {
+        if (set[renamed].direct) continue;
         if (rename(set[renamed].tmp, set[renamed].path) != 0) {
             st = error_msg(TIPC_EIO, "cannot rename '%s' to '%s': %s", set[renamed].tmp, set[renamed].path,
                            strerror(errno));
@@ -234,6 +326,7 @@ enum tipc_status staged_publish(struct staged_file *set, int n)
     }
     if (st != TIPC_OK) {
         for (int i = 0; i < renamed; i++) {
+            if (set[i].direct) continue;
             int rc = backup[i] ? rename(backup[i], set[i].path) : unlink(set[i].path);
             if (rc == 0) {
                 free(backup[i]);
@@ -249,12 +342,13 @@ enum tipc_status staged_publish(struct staged_file *set, int n)
         }
         if (n > 1 && renamed > 0) error_hint("the previous files were put back");
     } else {
-        for (int i = 0; i < n; i++) fsync_dir_of(set[i].path);
+        for (int i = 0; i < n; i++)
+            if (!set[i].direct) fsync_dir_of(set[i].path);
     }
     for (int i = 0; i < n; i++) {
         if (backup[i]) unlink(backup[i]);
         free(backup[i]);
-        if (st != TIPC_OK || i >= renamed) unlink(set[i].tmp);
+        if ((st != TIPC_OK || i >= renamed) && set[i].tmp) unlink(set[i].tmp);
         free(set[i].path);
         free(set[i].tmp);
         memset(&set[i], 0, sizeof set[i]);

@@ -33,9 +33,24 @@ struct staged_file {
     char *path, *tmp;
     int fd, err;
     bool done;   /* fsync'ed and closed without error: ready to publish */
+    bool direct; /* the target is not a regular file: written in place (tmp is NULL), never renamed over */
 };
-/* Create the temp for `path` (mode 0666 & ~umask). TIPC_EIO + message naming path on failure. */
+/* Create the temp for `path` (mode 0666 & ~umask). TIPC_EIO + message naming path on failure.
+ *
+ * Only a regular file (or a new one) is staged and renamed. A target that exists and is not a
+ * regular file is never renamed over, nor linked, nor removed:
+ *   - this process's stdout or stderr (`/dev/stdout`, `/proc/self/fd/1`, or the file they are
+ *     redirected to): written into that descriptor, after stdio is flushed, so it lands in the
+ *     stream in order;
+ *   - a FIFO or a character device (`/dev/null`, `/dev/full`, a terminal), also through a
+ *     symbolic link: opened and written directly (a FIFO no process reads is an error, not a hang);
+ *     a failed write (ENOSPC from /dev/full) is an error like any other;
+ *   - a symbolic link to a regular file: the file it points to is staged and replaced, the link stays;
+ *   - a folder, a block device, a socket or a dangling link: refused, TIPC_EUSAGE. */
 enum tipc_status staged_open(struct staged_file *s, const char *path);
+/* 1 or 2 when `path` is this process's stdout or stderr (what staged_open writes into); else 0. A
+ * command that writes its result there says its notes on stderr. */
+int staged_stdio_fd(const char *path);
 void staged_write(struct staged_file *s, const void *p, size_t n);
 /* fsync + close; on any error (this one or an earlier write) print "cannot write PATH: errno
  * text", remove the temp and return TIPC_EIO. */

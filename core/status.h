@@ -13,8 +13,8 @@ enum tipc_status {
     TIPC_EDATA     = 3,   /* data preparation failed (download, checksum, extraction, bad image/list) */
     TIPC_EDIST     = 4,   /* distributed set-up failed (rendezvous timeout, missing node, peer died) */
     TIPC_EIO       = 5,   /* a file could not be read or written (checkpoint, model, log) */
-    TIPC_ENUMERIC  = 6,   /* training diverged (NaN/inf loss) */
-    TIPC_ENOTBUILT = 7,   /* feature not compiled in (e.g. CUDA); rebuild with it */
+    TIPC_ENUMERIC  = 6,   /* not finite: a NaN/inf loss, weight, statistic, logit or output (finite.h) */
+    TIPC_ENOTBUILT = 7,   /* unavailable: not compiled in (e.g. CUDA), or not on this host (no CUDA device) */
     TIPC_EINTERNAL = 70,  /* a bug: an internal invariant failed (file:line printed) */
     TIPC_EINTR     = 130  /* interrupted by SIGINT/SIGTERM */
 };

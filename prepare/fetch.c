@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../core/fs.h"
+#include "../core/regfile.h"
 #include "../core/sha256.h"
 #include "../core/check.h"
 #include "../core/time.h"
@@ -22,8 +23,8 @@
 void fetch_opts_default(struct fetch_opts *o)
 {
     *o = (struct fetch_opts){.connect_timeout_s = 5, .low_speed_bytes = 1024, .low_speed_time_s = 15,
-                             .retries = 2, .backoff_ms = 500, .max_redirects = 5, .quiet = false,
-                             .max_bytes = 16L << 30};
+                             .max_time_s = 3600, .min_rate_bytes = 10240, .retries = 2, .backoff_ms = 500,
+                             .max_redirects = 5, .quiet = false, .max_bytes = 16L << 30};
 }
 
 void fetch_global_init(void)
@@ -33,12 +34,18 @@ void fetch_global_init(void)
     done = 1;
 }
 
-/* ---- progress: a bar on a TTY, else one plain line every 5 s -------------------------------- */
+/* ---- progress: a bar on a TTY, else one plain line every 5 s; the deadline and the rate ------- */
+enum give_up { GIVE_UP_NO, GIVE_UP_DEADLINE, GIVE_UP_SLOW };
+
 struct progress {
     const char *name;
     bool tty, quiet;
     curl_off_t base;        /* bytes already in .part before this attempt */
     double start, last;     /* monotonic seconds */
+    double deadline;        /* the whole download's end (monotonic; 0: none) */
+    long min_rate, grace_s; /* fetch_opts min_rate_bytes, low_speed_time_s */
+    enum give_up why;       /* set when this callback aborted the transfer */
+    double rate;            /* the average at that moment (bytes/s) */
 };
 
 static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
@@ -46,6 +53,11 @@ static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_
     (void)ultotal; (void)ulnow;
     struct progress *p = p_;
     double t = now_seconds();
+    /* curl calls this at least once a second, bytes or not: a returned 1 aborts the transfer */
+    p->rate = (double)dlnow / (t - p->start + 1e-9);
+    if (p->deadline > 0 && t >= p->deadline) return p->why = GIVE_UP_DEADLINE, 1;
+    if (p->min_rate > 0 && t - p->start >= (double)p->grace_s && p->rate < (double)p->min_rate)
+        return p->why = GIVE_UP_SLOW, 1;
     if (p->quiet || t - p->last < (p->tty ? 0.2 : 5.0)) return 0;
     p->last = t;
     double got = (double)(p->base + dlnow) / 1e6, total = (double)(p->base + dltotal) / 1e6;
@@ -67,12 +79,21 @@ static int on_progress(void *p_, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 }
 
 /* ---- one attempt ------------------------------------------------------------------------------ */
-enum attempt { ATTEMPT_OK, ATTEMPT_RETRY, ATTEMPT_RESTART, ATTEMPT_FATAL };
+/* GIVE_UP: the deadline or the minimum rate: no retry, and the .part is kept for a later try */
+enum attempt { ATTEMPT_OK, ATTEMPT_RETRY, ATTEMPT_RESTART, ATTEMPT_FATAL, ATTEMPT_GIVE_UP };
 
 static long file_size(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 ? (long)st.st_size : 0;
+}
+
+/* Remove our .part: a regular file, or a link planted there (unlinking a link never touches what it
+ * points to); a FIFO, a device, a socket or a folder there is not ours and stays. */
+static void remove_part(const char *part)
+{
+    struct stat st;
+    if (lstat(part, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) unlink(part);
 }
 
 static enum attempt classify(CURLcode rc, long http, char *why, size_t n, const char *errbuf)
@@ -115,20 +136,49 @@ static size_t on_write(char *data, size_t size, size_t n, void *sink_)
     return len;
 }
 
-static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o,
+/* A file:// URL names a regular file: curl would block forever in open() on a FIFO, and copy
+ * /dev/zero until the size cap (core/regfile.h says why for the others). */
+static bool file_url_ok(const char *url, char *why, size_t nwhy)
+{
+    if (strncasecmp(url, "file:", 5) != 0) return true;
+    CURLU *u = curl_url();
+    char *path = NULL, rwhy[160];
+    bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_PATH, &path, CURLU_URLDECODE) == CURLUE_OK;
+    int fd = ok ? open_regular(path, 0, rwhy, sizeof rwhy) : -1;
+    if (!ok) snprintf(why, nwhy, "not a file URL tipc can read");
+    else if (fd < 0) snprintf(why, nwhy, "'%s' %s", path, rwhy);
+    if (fd >= 0) close(fd);
+    curl_free(path);
+    curl_url_cleanup(u);
+    return fd >= 0;
+}
+
+static enum attempt attempt_once(const char *url, const char *part, const struct fetch_opts *o, double deadline,
                                  char *why, size_t nwhy)
 {
+    if (!file_url_ok(url, why, nwhy)) return ATTEMPT_FATAL;
     long have = file_size(part);
-    int fd = open(part, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+    /* O_NONBLOCK, then fstat: a FIFO or a device planted as the .part is refused, never blocked on */
+    int fd = open(part, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+        errno = EEXIST;
+    }
     if (fd < 0) {
-        snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(errno));
+        snprintf(why, nwhy, "cannot write '%s': %s", part, errno == EEXIST || errno == ENXIO ? "it exists and is not a "
+                 "regular file" : strerror(errno));
         return ATTEMPT_FATAL;
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     CURL *c = curl_easy_init();
     CHECK(c != NULL, "curl_easy_init");
     char errbuf[CURL_ERROR_SIZE] = "";
     struct progress pr = {.name = url, .tty = isatty(2), .quiet = o->quiet, .base = have,
-                          .start = now_seconds(), .last = now_seconds()};
+                          .start = now_seconds(), .last = now_seconds(), .deadline = deadline,
+                          .min_rate = o->min_rate_bytes, .grace_s = o->low_speed_time_s};
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
     curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -137,6 +187,8 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, o->low_speed_bytes);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
+    if (deadline > 0)   /* curl's own limit too (a second later: the callback names the deadline first) */
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)((deadline - pr.start) * 1000) + 1000);
     curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
@@ -166,6 +218,16 @@ static enum attempt attempt_once(const char *url, const char *part, const struct
     if (sink.err) {
         snprintf(why, nwhy, "cannot write '%s': %s", part, strerror(sink.err));
         return ATTEMPT_FATAL;
+    }
+    if (pr.why == GIVE_UP_SLOW) {
+        snprintf(why, nwhy, "too slow: %.0f bytes/s on average after %.0f s, below the minimum of %ld "
+                 "(TIPC_MIN_RATE / --min-rate)", pr.rate, now_seconds() - pr.start, o->min_rate_bytes);
+        return ATTEMPT_GIVE_UP;
+    }
+    if (pr.why == GIVE_UP_DEADLINE || (deadline > 0 && rc == CURLE_OPERATION_TIMEDOUT && now_seconds() >= deadline)) {
+        snprintf(why, nwhy, "the download did not finish within %ld s (TIPC_DOWNLOAD_TIMEOUT / "
+                 "--download-timeout)", o->max_time_s);
+        return ATTEMPT_GIVE_UP;
     }
     return classify(rc, http, why, nwhy, errbuf);
 }
@@ -228,8 +290,9 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
     long delay = o->backoff_ms;
     int restarts = 0;
     enum attempt a_last = ATTEMPT_RETRY;
+    double deadline = o->max_time_s > 0 ? now_seconds() + (double)o->max_time_s : 0;
     for (int attempt = 0;; attempt++) {
-        enum attempt a = a_last = attempt_once(url, part, o, why, sizeof why);
+        enum attempt a = a_last = attempt_once(url, part, o, deadline, why, sizeof why);
         if (a == ATTEMPT_OK) {
             if (downloaded) *downloaded = true;
             st = verify_into_place(url, part, dest, sha256);
@@ -237,11 +300,17 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
             return st;
         }
         if (a == ATTEMPT_RESTART && restarts++ < 2) {   /* does not count as a retry */
-            unlink(part);
+            remove_part(part);
             attempt--;
             continue;
         }
-        if (a == ATTEMPT_FATAL || attempt >= o->retries) break;
+        if (a == ATTEMPT_FATAL || a == ATTEMPT_GIVE_UP || attempt >= o->retries) break;
+        if (deadline > 0 && now_seconds() + (double)delay / 1000 >= deadline) {   /* no time left for a retry */
+            a_last = ATTEMPT_GIVE_UP;
+            snprintf(why + strlen(why), sizeof why - strlen(why), "; no retry: the download's %ld s "
+                     "(TIPC_DOWNLOAD_TIMEOUT) would be over", o->max_time_s);
+            break;
+        }
         if (!o->quiet)
             fprintf(stderr, "tipc: '%s': %s; retry %d of %d in %.1f s (keeping %ld bytes)\n", url, why,
                     attempt + 1, o->retries, (double)delay / 1000, file_size(part));
@@ -250,7 +319,7 @@ enum tipc_status fetch_file(const char *url, const char *sha256, const char *des
     }
     long kept = file_size(part);
     if (kept == 0 || a_last == ATTEMPT_FATAL) {   /* nothing to resume from: no debris */
-        unlink(part);
+        remove_part(part);
         kept = 0;
     }
     if (o->has_fallback)   /* used by design when offline or upstream is down: no `error:` */

@@ -14,6 +14,13 @@ struct fetch_opts {
     long connect_timeout_s;  /* TCP/TLS connect limit (default 5) */
     long low_speed_bytes;    /* abort when slower than this many bytes/s ... (default 1024) */
     long low_speed_time_s;   /* ... for this many seconds (default 15) */
+    long max_time_s;         /* the whole download, every attempt and retry together, ends within
+                              * this many seconds (default 3600; 0: no limit) */
+    long min_rate_bytes;     /* an attempt whose average since its start is below this many bytes/s
+                              * after low_speed_time_s seconds is given up (default 10240; 0: off).
+                              * Unlike the low-speed limit, a steady trickle above 1024 B/s cannot
+                              * keep it going for hours. Both end the download (no retry) and keep
+                              * the .part, so a later try resumes it */
     int retries;             /* extra attempts after a transient failure (default 2) */
     long backoff_ms;         /* delay before the first retry, doubled each time (default 500) */
     long max_redirects;      /* (default 5) */
@@ -27,8 +34,9 @@ struct fetch_opts {
 };
 
 /* The defaults above. The environment (TIPC_CONNECT_TIMEOUT, TIPC_LOW_SPEED_TIME,
- * TIPC_LOW_SPEED_LIMIT, TIPC_RETRIES, TIPC_BACKOFF_MS, TIPC_MAX_DOWNLOAD) is read by the commands'
- * option tables (runner/cmd/prepare_settings.h): a bad value is a usage error there. */
+ * TIPC_LOW_SPEED_LIMIT, TIPC_DOWNLOAD_TIMEOUT, TIPC_MIN_RATE, TIPC_RETRIES, TIPC_BACKOFF_MS,
+ * TIPC_MAX_DOWNLOAD) is read by the commands' option tables (runner/cmd/prepare_settings.h): a bad
+ * value is a usage error there. */
 void fetch_opts_default(struct fetch_opts *o);
 
 /* Fetch url into dest, verified against sha256 (64 hex chars, required). *downloaded (may be

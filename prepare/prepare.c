@@ -3,6 +3,7 @@
 #include "prepare.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -21,6 +22,35 @@
 #include "../core/banned.h"
 
 #define MARKER PREPARED_MARKER
+
+void prepare_record_free(struct prepare_record *r)
+{
+    if (!r) return;
+    for (int i = 0; i < r->n; i++) free(r->v[i].name), free(r->v[i].dest), free(r->v[i].origin);
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+/* Append an item's outcome to o->record (when asked for). */
+static void record(const struct prepare_opts *o, const struct manifest_item *it, bool synthetic, bool absent,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void record(const struct prepare_opts *o, const struct manifest_item *it, bool synthetic, bool absent,
+                   const char *fmt, ...)
+{
+    struct prepare_record *r = o->record;
+    if (!r) return;
+    char origin[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(origin, sizeof origin, fmt, ap);
+    va_end(ap);
+    r->v = xgrow(r->v, sizeof *r->v, (size_t)r->n + 1, &r->cap);
+    r->v[r->n++] = (struct prepare_item_record){xstrdup(it->name), xstrdup(it->dest), xstrdup(origin), synthetic,
+                                                absent};
+}
+
+/* A marker's source that is the synthetic generator's parameters (synth_describe), not a URL. */
+static bool synthetic_source(const char *src) { return !strncmp(src, "synthetic ", 10); }
 
 void prepare_opts_default(struct prepare_opts *o)
 {
@@ -137,13 +167,26 @@ static enum tipc_status from_url(const struct manifest_item *it, const char *url
     return st;
 }
 
-static enum tipc_status fallback(const struct manifest *m, const struct manifest_item *it, const char *reason)
+static enum tipc_status fallback(const struct manifest *m, const struct manifest_item *it, const char *reason,
+                                 const struct prepare_opts *o)
 {
     const struct synth_config *s = &it->synth;
     switch (it->fallback) {
     case FALLBACK_SYNTHETIC: {
+        if (o->real_data) {   /* real data or fail */
+            error_at(TIPC_EDATA, m->path, it->line, "item '%s' ('%s'): %s, and real data is required (--real-data or "
+                     "TIPC_REAL_DATA): the synthetic fallback is not made", it->name, it->dest, reason);
+            if (o->offline)
+                error_hint("let tipc download it (TIPC_OFFLINE=0; `tipc prepare` is online by default), or put the "
+                           "dataset at '%s'", it->dest);
+            else error_hint("check the network and the manifest's URLs, or put the dataset at '%s'", it->dest);
+            return TIPC_EDATA;
+        }
         double t0 = now_seconds();
         TRY(synth_dataset(it->dest, s));
+        char desc[256];
+        synth_describe(s, desc, sizeof desc);
+        record(o, it, true, false, "synthetic default (%s): %s", reason, desc);
         printf("prepare: '%s': %s, made the synthetic default (%d classes, %d train + %d val JPEGs) in %.2f s\n",
                it->dest, reason, s->classes, s->classes * s->train_per_class, s->classes * s->val_per_class,
                now_seconds() - t0);
@@ -151,6 +194,7 @@ static enum tipc_status fallback(const struct manifest *m, const struct manifest
     }
     case FALLBACK_NONE:
         printf("prepare: '%s' (%s): %s; it is optional, nothing made\n", it->dest, it->name, reason);
+        record(o, it, false, true, "absent (optional): %s", reason);
         if (it->note) printf("prepare: note: %s\n", it->note);
         return TIPC_OK;
     case FALLBACK_ERROR:
@@ -190,9 +234,37 @@ static int lock_item(const char *dest)
 static enum tipc_status prepare_item_locked(const struct manifest *m, const struct manifest_item *it,
                                             const struct prepare_opts *o);
 
+/* 0 when `dest` could be made: its nearest existing folder takes files; else the errno (EROFS on a
+ * read-only mount, EACCES), with nothing created. */
+static int unwritable(const char *dest)
+{
+    char *p = xstrdup(dest);
+    int err = 0;
+    for (;;) {
+        char *up = path_dirname(p);
+        free(p);
+        p = up;
+        if (is_dir(p)) {
+            if (access(p, W_OK | X_OK) != 0) err = errno;
+            break;
+        }
+        if (!strcmp(p, ".") || !strcmp(p, "/")) break;
+    }
+    free(p);
+    return err;
+}
+
 static enum tipc_status prepare_item(const struct manifest *m, const struct manifest_item *it,
                                      const struct prepare_opts *o)
 {
+    char why[256];
+    int err;
+    if (o->skip_unwritable && it->fallback != FALLBACK_ERROR && !item_ready(it, why, sizeof why) &&
+        (err = unwritable(it->dest)) != 0) {
+        printf("prepare: '%s' cannot be made here (%s); not preparing it: a recipe with DataLoader.synthetic: auto "
+               "makes synthetic data in memory when the folder is missing\n", it->dest, strerror(err));
+        return TIPC_OK;
+    }
     int fd = it->weights && it->n_urls == 0 ? -1 : lock_item(it->dest);   /* nothing to write: no lock */
     enum tipc_status st = prepare_item_locked(m, it, o);
     if (fd >= 0) close(fd);   /* releases the lock */
@@ -204,10 +276,15 @@ static enum tipc_status prepare_item_locked(const struct manifest *m, const stru
 {
     char why[256];
     int ready = item_ready(it, why, sizeof why);
-    if (ready && !o->force) {
+    bool synthetic = ready == 1 && synthetic_source(why);
+    if (ready && !o->force && !(synthetic && o->real_data)) {
         printf("prepare: '%s' is ready (%s); nothing to do\n", it->dest, why);
+        if (ready == 1) record(o, it, synthetic, false, "%s (made earlier)", why);
+        else record(o, it, false, false, "%s", it->weights ? "present" : "provided by the user");
         return TIPC_OK;
     }
+    if (synthetic && o->real_data)
+        printf("prepare: '%s' holds the synthetic default; real data is required: fetching it\n", it->dest);
     if (ready == 2 && !it->weights)
         return error_msg(TIPC_EDATA, "'%s' was provided by the user; --force will not replace it (move it away first)", it->dest);
     if (!it->weights) TRY(check_replaceable(it->dest));   /* a folder we did not make: stop, delete nothing */
@@ -223,12 +300,13 @@ static enum tipc_status prepare_item_locked(const struct manifest *m, const stru
         if (st == TIPC_OK) {
             printf("prepare: '%s': %s %s (sha256 verified) in %.2f s\n", it->dest,
                    dl ? "fetched" : "used the cached copy of", url, now_seconds() - t0);
+            record(o, it, false, false, "%s %s (sha256 verified)", dl ? "fetched" : "the cached copy of", url);
             return TIPC_OK;
         }
         failed++;
     }
     const char *reason = failed ? "no source could be fetched (see above)" : skipped ? "offline" : "no download is published";
-    return fallback(m, it, reason);
+    return fallback(m, it, reason, o);
 }
 
 enum tipc_status prepare_mode(const char *config_path, const char *model, const char *mode,
@@ -258,6 +336,7 @@ enum tipc_status prepare_for_run(const char *config_path, const char *model_name
 {
     struct prepare_opts o = *opts;
     o.fetch.quiet = true;
+    o.skip_unwritable = true;
     return prepare_mode(config_path, model_name, mode, &o);
 }
 

@@ -8,14 +8,37 @@
 #ifndef TIPC_PREPARE_H
 #define TIPC_PREPARE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include "fetch.h"
 #include "../core/status.h"
+
+/* Which data a prepare made ready, item by item: the run's record of it (JUnit, metrics, report). */
+struct prepare_item_record {
+    char *name, *dest;
+    char *origin;        /* "fetched URL (sha256 verified)", "synthetic default (offline): synthetic classes=10 ...",
+                          * "ready: URL", "provided by the user", "absent (optional): offline" */
+    bool synthetic;      /* generated images, not the dataset the manifest names */
+    bool absent;         /* an optional item that is not there */
+};
+struct prepare_record {
+    struct prepare_item_record *v;
+    int n;
+    size_t cap;
+};
+void prepare_record_free(struct prepare_record *r);
 
 struct prepare_opts {
     bool offline;               /* no network: file:// URLs and fallbacks only */
     bool force;                 /* redo items even when ready */
+    bool real_data;             /* real data or fail: a dataset that would be (or was) the synthetic
+                                   fallback is fetched, or the prepare fails (TIPC_EDATA) */
     const char *manifest;       /* NULL: find it (see prepare_find_manifest) */
+    bool skip_unwritable;       /* an item that is not ready and whose folder cannot be written here
+                                   (a read-only checkout), but that has a fallback, is skipped with a
+                                   note: the synthetic fallback is what a recipe's `synthetic: auto`
+                                   makes in memory anyway (prepare_for_run sets it) */
     struct fetch_opts fetch;
+    struct prepare_record *record;   /* not NULL: each item's outcome is appended there */
 };
 
 /* Defaults: online, the manifest found by prepare_find_manifest, fetch_opts_default(). The

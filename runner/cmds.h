@@ -14,6 +14,8 @@ int cmd_train(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_speed(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
@@ -34,5 +36,10 @@ bool cmd_exists(const char *name);
 int cmd_unknown(const char *name);
 /* The overview of `tipc help` (commands and exit codes). */
 void cmd_print_overview(void *stream /* FILE* */);
+/* The exit-code table (`tipc help exit-codes`), its first line a heading. */
+extern const char tipc_exit_codes[];
+/* `tipc help man` and `tipc help completion` (cmd/cmd_help_docs.c): generated from the option tables. */
+void cmd_print_man(void *stream /* FILE* */);
+void cmd_print_completion(void *stream /* FILE* */);
 
 #endif

@@ -17,6 +17,8 @@ const struct cmd tipc_commands[] = {
     {"export", cmd_export, "export a trained checkpoint as an inference model and ONNX", NULL},
     {"infer", cmd_infer, "run an exported model on images", NULL},
     {"bench", cmd_bench, "measure training or inference speed on synthetic data", NULL},
+    {"speed", cmd_speed, "turn a training log into a speed record (Paddle's benchmark analysis.py)", NULL},
+    {"compare", cmd_compare, "compare a run's speed and convergence with a baseline's; exit 1 on a regression", NULL},
     {"version", cmd_version, "print the version and the features compiled in", "--version"},
     {"help", cmd_help, "show help for tipc, one command, or the exit codes", "--help -h"},
     {NULL, NULL, NULL, NULL},
@@ -51,7 +53,7 @@ int cmd_unknown(const char *name)
     return TIPC_EUSAGE;
 }
 
-static const char exit_codes[] =
+const char tipc_exit_codes[] =
     "exit codes:\n"
     "  0    every stage passed\n"
     "  1    a stage failed (`tipc run`: the other stages still ran; see results_python.log)\n"
@@ -59,7 +61,7 @@ static const char exit_codes[] =
     "  3    data preparation failed (download, checksum, extraction, unreadable image or list)\n"
     "  4    distributed set-up failed (rendezvous timeout, missing node, a peer died)\n"
     "  5    a file could not be read or written (checkpoint, model, log)\n"
-    "  6    training diverged (NaN or inf loss)\n"
+    "  6    not finite: a NaN or inf loss, weight, BN statistic, logit or output (a broken model)\n"
     "  7    the feature was not compiled in (e.g. CUDA; rebuild with it), or this host does not\n"
     "       provide it (no CUDA device; bench scaling --netns: no namespaces, veth or qdisc)\n"
     "  70   internal error (a bug; please report the BUG line)\n"
@@ -72,7 +74,9 @@ void cmd_print_overview(void *stream)
     for (const struct cmd *c = tipc_commands; c->name; c++) fprintf(f, "  %-8s %s\n", c->name, c->summary);
     fprintf(f, "\nmain use:\n  tipc run configs/mobilenet_v3_small/train_fleet_infer.txt lite_train_lite_infer\n");
     fprintf(f, "\n'tipc help <command>' (or 'tipc <command> --help') shows a command's options;\n"
-               "'tipc help exit-codes' the exit codes alone.\n\n%s", exit_codes);
+               "'tipc help exit-codes' the exit codes alone; 'tipc help man' a man page and\n"
+               "'tipc help completion' a bash completion script (both from the option tables).\n\n%s",
+            tipc_exit_codes);
 }
 
 int cmd_help(int argc, char **argv)
@@ -80,9 +84,11 @@ int cmd_help(int argc, char **argv)
     const char *pos[1] = {NULL};
     const struct opt_cmd cmd = {
         .name = "help",
-        .synopsis = "[<command> | exit-codes]",
+        .synopsis = "[<command> | exit-codes | man | completion]",
         .about = "Without an argument: the commands and the exit codes. With a command: its options\n"
-                 "(the same as 'tipc <command> --help'). 'exit-codes': the exit-code table.\n",
+                 "(the same as 'tipc <command> --help'). 'exit-codes': the exit-code table. 'man': a man\n"
+                 "page (troff; `tipc help man | man -l -`), 'completion': a bash completion script\n"
+                 "(`source <(tipc help completion)`), both generated from every command's option table.\n",
         .max_pos = 1,
     };
     struct opt_result r;
@@ -93,7 +99,12 @@ int cmd_help(int argc, char **argv)
         return TIPC_OK;
     }
     if (!strcmp(pos[0], "exit-codes")) {
-        fputs(exit_codes, stdout);
+        fputs(tipc_exit_codes, stdout);
+        return TIPC_OK;
+    }
+    if (!strcmp(pos[0], "man") || !strcmp(pos[0], "completion")) {
+        if (pos[0][0] == 'm') cmd_print_man(stdout);
+        else cmd_print_completion(stdout);
         return TIPC_OK;
     }
     const struct cmd *c = cmd_find(pos[0]);

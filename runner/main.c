@@ -4,6 +4,7 @@
  * `tipc launch ... CMD --help` is CMD's --help, not launch's. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,6 +29,9 @@ int main(int argc, char **argv)
         cmd_print_overview(stderr);
         return TIPC_EUSAGE;
     }
+    /* a stage of `tipc run` (run/run.c): each error line also goes to the stage's error log, the
+     * run reports the first as why the stage failed */
+    tipc_set_error_log(getenv("TIPC_ERROR_LOG"));
     const struct cmd *c = cmd_find(argv[1]);   /* `tipc --help` is `tipc help` (aliases) */
     if (!c) return cmd_unknown(argv[1]);
     return finish_stdout(c->fn(argc - 1, argv + 1));

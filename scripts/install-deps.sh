@@ -21,7 +21,11 @@ PKGS=(
   libjansson-dev                            # engine/io/metrics.c: the metrics file (JSON lines)
   libxml2-utils                             # tests: xmllint validates the JUnit report against its schema
   python3                                   # tests: local http.server
+  chromium python3-pil                      # tests: report.html screenshots in headless Chromium, checked with Pillow
+  groff-base                                # tests: the generated man page renders without warnings
   iproute2 procps                           # ip/tc: bench scaling --netns, netns tests; process checks
+  munge slurm-wlm                           # tests: a real Slurm (tests/e2e/lib_slurm.sh; no daemon is enabled)
+  python3-venv                              # tests: the launchers' venv below
 )
 
 missing=()
@@ -71,6 +75,19 @@ if ! python3 -c 'import onnxruntime, numpy' 2>/dev/null; then
     echo "install-deps: installed onnxruntime and numpy (pip) for the ONNX Runtime check"
   else
     echo "install-deps: warning: could not pip install onnxruntime numpy; tests/e2e/test_onnx.sh will skip"
+  fi
+fi
+# The launchers the tests start tipc's ranks with (tests/e2e/test_launcher_*.sh, test_tcpstore): torchrun
+# from PyPI torch and paddle.distributed.launch from PyPI paddlepaddle (CPU), in their own venv
+# ($TIPC_LAUNCHERS_VENV, default /opt/tipc-launchers; about 5 GB, as PyPI's torch wheel brings its CUDA
+# libraries). Best effort: without them those tests skip and say why. The versions the tests were
+# written against; tipc speaks TCPStore as torch >= 2.5 does.
+VENV=${TIPC_LAUNCHERS_VENV:-/opt/tipc-launchers}
+if ! "$VENV/bin/python" -c 'import torch.distributed.run, paddle.distributed.launch' 2>/dev/null; then
+  if python3 -m venv "$VENV" && "$VENV/bin/pip" install -q --disable-pip-version-check torch==2.15.0 paddlepaddle==3.3.1; then
+    echo "install-deps: installed torch and paddlepaddle (pip) in $VENV for the launcher tests"
+  else
+    echo "install-deps: warning: could not pip install torch, paddlepaddle in $VENV; the launcher tests will skip"
   fi
 fi
 echo "install-deps: done"

@@ -14,7 +14,9 @@
 
 int backend_device_from_env(void)
 {
-    const char *names[] = {"TIPC_DEVICE", "FLAGS_selected_gpus", "LOCAL_RANK"};
+    /* tipc launch's and Paddle's device, else the local rank of torchrun, srun, Open MPI, MPICH */
+    const char *names[] = {"TIPC_DEVICE", "FLAGS_selected_gpus", "LOCAL_RANK", "SLURM_LOCALID",
+                           "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i]);
         int d;

@@ -168,8 +168,12 @@ bool backend_has_amp(const struct backend *b);
 enum tipc_status backend_open(struct backend *b, const char *device, int quiet, const struct backend_settings *set);
 void backend_close(struct backend *b);
 /* The CUDA device of this process: TIPC_DEVICE (set by `tipc launch` from --gpus), else
- * FLAGS_selected_gpus, else LOCAL_RANK, else 0; indexes the devices CUDA_VISIBLE_DEVICES shows. */
+ * FLAGS_selected_gpus, else the local rank another launcher gives (LOCAL_RANK, SLURM_LOCALID,
+ * OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID), else 0; indexes the devices CUDA_VISIBLE_DEVICES shows. */
 int backend_device_from_env(void);
+/* CUDA devices this process can use (0 in a build without CUDA or without a device): `tipc launch
+ * --nproc_per_node=auto` starts one rank per device. */
+int backend_gpu_count(void);
 
 /* The CUDA backend (backend_cuda.c): ctx is its struct backend_ctx (stream, cuBLAS / cuDNN handles,
  * workspaces; engine/ops/cuda). Every CUDA, cuDNN and cuBLAS call inside an op is checked: a

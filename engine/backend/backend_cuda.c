@@ -105,7 +105,15 @@ void backend_cuda_describe(const struct backend *b, char *buf, size_t n)
     if (len + 1 < n) buf[len] = ')', buf[len + 1] = 0;
 }
 
+int backend_gpu_count(void)
+{
+    const char *why = NULL;
+    return cuda_device_count(&why);
+}
+
 #else /* !TIPC_HAVE_CUDA */
+
+int backend_gpu_count(void) { return 0; }
 
 enum tipc_status backend_cuda_init(struct backend *b, int device, const struct backend_settings *set)
 {

@@ -102,16 +102,28 @@ struct jdec {
     struct jpeg_error_mgr mgr;
     jmp_buf jb;
     char msg[JMSG_LENGTH_MAX];
+    bool warned;   /* msg is a warning (on_message), not an error */
 };
 
 static void on_error(j_common_ptr c)
 {
     struct jdec *j = (struct jdec *)c->client_data;
     (*c->err->format_message)(c, j->msg);
+    j->warned = false;
     longjmp(j->jb, 1);
 }
 
-static void on_message(j_common_ptr c, int level) { (void)c; (void)level; }   /* warnings: decode anyway */
+/* libjpeg's warnings (level -1: "Premature end of JPEG file", "Corrupt JPEG data: bad Huffman
+ * code", ...) are errors: it would go on and hand back gray or smeared pixels as if the file were
+ * whole. Trace messages (level >= 0) are not warnings and stay quiet. */
+static void on_message(j_common_ptr c, int level)
+{
+    if (level >= 0) return;
+    struct jdec *j = (struct jdec *)c->client_data;
+    (*c->err->format_message)(c, j->msg);
+    j->warned = true;
+    longjmp(j->jb, 1);
+}
 
 static struct jdec *jdec_new(void)
 {
@@ -140,7 +152,7 @@ static void read_window(struct image_decoder *d, struct jpeg_decompress_struct *
     jpeg_crop_scanline(ci, xoff, cw);
     if (y0 > 0) jpeg_skip_scanlines(ci, (JDIMENSION)y0);
     size_t stride = (size_t)*cw * (size_t)ci->output_components;
-    grow((void **)&d->rgb, &d->rgb_cap, stride * (size_t)(y1 - y0));
+    grow((void **)&d->rgb, &d->rgb_cap, stride * (size_t)(y1 - y0 + 1));   /* + the last row (read_to_end) */
     while ((int)ci->output_scanline < y1) {
         JSAMPROW rows[16];
         int n = y1 - (int)ci->output_scanline;
@@ -160,6 +172,22 @@ static void read_window(struct image_decoder *d, struct jpeg_decompress_struct *
     }
 }
 
+/* The rows below the window are entropy-decoded too and the file is read to its end marker, so
+ * damage anywhere in it is a warning (an error, on_message) whichever crop an epoch draws, not only
+ * when the window reaches it. jpeg_skip_scanlines to the very end decodes nothing (it just marks
+ * the input done), so all rows but the last are skipped (entropy decoding only: no IDCT, no colour
+ * conversion) and the last is read into the spare row after the window's. */
+static void read_to_end(struct image_decoder *d, struct jpeg_decompress_struct *ci, JDIMENSION cw, int rows)
+{
+    JDIMENSION left = ci->output_height - ci->output_scanline;
+    if (left > 1) jpeg_skip_scanlines(ci, left - 1);
+    if (left > 0) {
+        JSAMPROW row = d->rgb + (size_t)cw * (size_t)ci->output_components * (size_t)rows;
+        jpeg_read_scanlines(ci, &row, 1);
+    }
+    jpeg_finish_decompress(ci);
+}
+
 enum tipc_status image_decoder_load(struct image_decoder *d, const char *path, bool train, int resize,
                                     int crop, struct data_rng *r, uint8_t *out)
 {
@@ -170,7 +198,7 @@ enum tipc_status image_decoder_load(struct image_decoder *d, const char *path, b
     struct jpeg_decompress_struct *ci = &j->ci;
     if (setjmp(j->jb)) {
         jpeg_abort_decompress(ci);
-        snprintf(d->err, sizeof d->err, "not a readable JPEG (%s)", j->msg);
+        snprintf(d->err, sizeof d->err, j->warned ? "a damaged JPEG (libjpeg: %s)" : "not a readable JPEG (%s)", j->msg);
         return TIPC_EDATA;
     }
     jpeg_mem_src(ci, d->file, (unsigned long)d->file_len);
@@ -197,7 +225,7 @@ enum tipc_status image_decoder_load(struct image_decoder *d, const char *path, b
     x1 = x1 > sw ? sw : x1; y1 = y1 > sh ? sh : y1;
     JDIMENSION xoff = (JDIMENSION)x0, cw = (JDIMENSION)(x1 - x0);
     read_window(d, ci, &xoff, &cw, y0, y1);
-    jpeg_abort_decompress(ci);
+    read_to_end(d, ci, cw, y1 - y0);
     sb.x -= (float)xoff;
     sb.y -= (float)y0;
     grow(&d->scratch, &d->scratch_cap, resize_scratch_size(crop, crop));

@@ -18,7 +18,9 @@
 #include "../../core/check.h"
 #include "../../core/time.h"
 #include "../../core/parse.h"
-#include "../../core/kv.h"   /* the job's KV store client */
+#include "comm_store.h"
+#include "comm_watch.h"
+#include "rank_env.h"
 #include "../../core/banned.h"
 
 struct comm {
@@ -42,9 +44,9 @@ struct comm {
     pthread_t watchdog;
     int watchdog_on;
     /* rendezvous */
-    struct rdzv_client kv;
-    int kv_on;
-    int round;               /* TIPC_RESTART_COUNT: the launcher's attempt, whose keys (rK/) this rank uses */
+    struct rank_env env;     /* who started this rank, where the store is (rank_env.h) */
+    struct comm_store *store;
+    struct comm_watch *watch;   /* the ranks watch each other (a c10d store: no tipc launch watches them) */
     char prefix[48];         /* "rank 3 (node 1)" */
     struct comm_shm *shm;    /* f32 allreduces through shared memory (every rank on this host) */
 };
@@ -66,7 +68,7 @@ static int kv_set(void *ud, const char *key, const void *val, size_t n)
 {
     struct comm *c = ud;
     char *k = xasprintf("gloo/%s", key);
-    enum tipc_status st = rdzv_put(&c->kv, k, val, n, false, NULL);
+    enum tipc_status st = comm_store_set(c->store, k, val, n);
     free(k);
     return st ? -1 : 0;
 }
@@ -81,7 +83,7 @@ static int kv_get(void *ud, const char *key, int wait_ms, char **val, size_t *n)
     do {   /* long-poll in slices so a server restart or a slow peer is not one giant request */
         double left = deadline - now_seconds();
         int w = left > 1.0 ? 1000 : left > 0 ? (int)(left * 1000) + 1 : 0;
-        st = rdzv_get(&c->kv, k, w, false, &found, val, n);
+        st = comm_store_get(c->store, k, w, false, &found, val, n);
     } while (!st && !found && now_seconds() < deadline);
     free(k);
     return st ? -1 : found ? 0 : 1;
@@ -90,17 +92,12 @@ static int kv_get(void *ud, const char *key, int wait_ms, char **val, size_t *n)
 /* ---- watchdog ------------------------------------------------------------------------------- */
 static void post_notice(struct comm *c, const char *msg)
 {
-    if (!c->kv_on) return;
-    struct rdzv_client w;   /* own handle: the main thread may be inside a request */
-    const char *host = getenv("MASTER_ADDR"), *port = getenv("MASTER_PORT"), *job = getenv("TIPC_JOB_ID"),
-               *tok = getenv("TIPC_JOB_TOKEN");
-    int p = 0;
-    if (!host || !port || !parse_int(port, 1, 65535, &p)) return;
-    if (rdzv_client_init(&w, host, p, job ? job : "default", tok ? tok : "", c->prefix) == TIPC_OK) {
-        rdzv_client_set_round(&w, c->round);
-        rdzv_put(&w, "fail", msg, strlen(msg), true, NULL);
+    if (c->watch) return comm_watch_post(c->watch, msg);
+    struct comm_store *w;   /* own connection: the main thread may be inside a request */
+    if (c->store && comm_store_dup(&w, c->store) == TIPC_OK) {
+        comm_store_create(w, "fail", msg, strlen(msg), NULL);
+        comm_store_close(w);
     }
-    rdzv_client_free(&w);
 }
 
 /* A heartbeat to the launcher's watchdog (TIPC_STATUS_FD): alive, and where. Sent each second by
@@ -122,7 +119,7 @@ static void *watchdog_main(void *arg)
     struct comm *c = arg;
     pthread_mutex_lock(&c->mu);
     while (!c->quit) {
-        struct timespec ts = mono_deadline(1.0);
+        struct timespec ts = mono_deadline(c->watch ? COMM_WATCH_TICK_S : 1.0);
         pthread_cond_timedwait(&c->cv, &c->mu, &ts);
         beat(c);
         double limit = c->watchdog_ms ? c->watchdog_ms / 1000.0 : c->timeout_ms / 1000.0 + 5.0;
@@ -133,6 +130,15 @@ static void *watchdog_main(void *arg)
             fprintf(stderr, "hint: a peer died or skipped this collective; see the other ranks' workerlog files\n");
             post_notice(c, msg);
             _exit(TIPC_EDIST);
+        }
+        if (c->watch) {   /* the store's round trips happen without the lock */
+            unsigned long seq = c->seq;
+            const char *op = c->op;
+            long step = c->step;
+            double secs = now_seconds() - (c->op ? c->op_start : c->op_end_at);
+            pthread_mutex_unlock(&c->mu);
+            comm_watch_tick(c->watch, seq, op, step, secs);
+            pthread_mutex_lock(&c->mu);
         }
     }
     pthread_mutex_unlock(&c->mu);
@@ -162,9 +168,13 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
     c->stats.calls++;
     c->stats.bytes += (double)c->op_size;
     pthread_mutex_unlock(&c->mu);
-    if (st)
+    if (st) {
         error_msg(st, "%s: %s #%lu (%zu bytes) at step %ld failed after %.1f s (timeout %d ms, backend %s)",
                   c->prefix, op, c->seq, c->op_size, c->step, now_seconds() - c->op_start, c->timeout_ms, c->be->name);
+        char *what = xasprintf("%s #%lu at step %ld", op, c->seq, c->step);
+        comm_watch_blame(c->watch, c->store, what);   /* no tipc launch names the culprit: the ranks do */
+        free(what);
+    }
     return st;
 }
 
@@ -172,29 +182,19 @@ static enum tipc_status op_end(struct comm *c, enum tipc_status st)
 static enum tipc_status env_int(const char *name, int dflt, int min, int max, int *out)
 {
     const char *v = getenv(name);
-    if (!v || !*v) v = NULL;
-    if (!v && !strcmp(name, "RANK")) v = getenv("PADDLE_TRAINER_ID");
-    if (!v && !strcmp(name, "WORLD_SIZE")) v = getenv("PADDLE_TRAINERS_NUM");
-    if (!v) return *out = dflt, TIPC_OK;
+    if (!v || !*v) return *out = dflt, TIPC_OK;
     if (!parse_int(v, min, max, out))
-        return error_msg(TIPC_EDIST, "comm: env %s='%s' is not an integer in [%d, %d]", name, v, min, max);
+        return error_msg(TIPC_EUSAGE, "comm: env %s='%s' is not an integer in [%d, %d]", name, v, min, max);
     return TIPC_OK;
 }
 
 static enum tipc_status init_backend(struct comm *c, const struct comm_opts *o)
 {
     const char *be = o->backend;
-    const char *host = getenv("MASTER_ADDR"), *job = getenv("TIPC_JOB_ID"), *tok = getenv("TIPC_JOB_TOKEN");
-    int port = 0;
-    TRY(env_int("MASTER_PORT", 0, 0, 65535, &port));
-    if (!host || !*host || !port || !tok)
-        return error_msg(TIPC_EDIST, "%s: WORLD_SIZE=%d but MASTER_ADDR, MASTER_PORT or TIPC_JOB_TOKEN is not set; "
-                                     "start the ranks with `tipc launch`", c->prefix, c->world);
-    TRY(rdzv_client_init(&c->kv, host, port, job && *job ? job : "default", tok, c->prefix));
-    c->kv_on = 1;
-    /* a restarted job (tipc launch --max_restarts) meets under its round's keys */
-    TRY(env_int("TIPC_RESTART_COUNT", 0, 0, 1 << 20, &c->round));
-    rdzv_client_set_round(&c->kv, c->round);
+    const struct rank_env *e = &c->env;
+    TRY(comm_store_open(&c->store, e, c->prefix, c->timeout_ms / 1000));
+    if (c->rank == 0 && e->store != RANK_STORE_HTTP)   /* tipc launch says where its ranks came from itself */
+        printf("data parallel: %d ranks, started by %s\n", c->world, rank_env_describe(e));
     struct comm_kv kv = {.ud = c, .set = kv_set, .get = kv_get};
     if (be && !strcmp(be, "nccl")) {
         c->be = &comm_backend_nccl;
@@ -204,12 +204,11 @@ static enum tipc_status init_backend(struct comm *c, const struct comm_opts *o)
         return error_msg(TIPC_EUSAGE, "%s: comm backend '%s' (TIPC_COMM_BACKEND, --comm-backend): expected 'gloo' or 'nccl'",
                          c->prefix, be);
     c->be = &comm_backend_gloo;
-    const char *ip = getenv("TIPC_NODE_IP");
     struct comm_topo t = {0}, *topo = NULL;
     if (o->hierarchical) {
-        TRY(env_int("TIPC_NNODES", 1, 1, c->world, &t.nnodes));
-        TRY(env_int("LOCAL_WORLD_SIZE", 1, 1, c->world, &t.local_world));
-        TRY(env_int("LOCAL_RANK", 0, 0, t.local_world - 1, &t.local_rank));
+        t.nnodes = e->nnodes > 0 ? e->nnodes : 1;
+        t.local_world = e->local_world > 0 ? e->local_world : 1;
+        t.local_rank = e->local_rank;
         t.node = c->node;
         if (t.nnodes * t.local_world != c->world || c->rank != t.node * t.local_world + t.local_rank)
             return error_msg(TIPC_EDIST, "%s: TIPC_COMM_HIERARCHICAL=1 needs node-major ranks: RANK=%d, node %d, "
@@ -217,7 +216,7 @@ static enum tipc_status init_backend(struct comm *c, const struct comm_opts *o)
                              t.local_rank, t.local_world, t.nnodes, c->world);
         if (t.nnodes > 1 && t.local_world > 1) topo = &t;   /* else it is the flat algorithm anyway */
     }
-    return comm_gloo_init(&c->impl, c->rank, c->world, topo, ip && *ip ? ip : host, &kv, c->timeout_ms);
+    return comm_gloo_init(&c->impl, c->rank, c->world, topo, comm_store_bind_addr(c->store), &kv, c->timeout_ms);
 }
 
 /* Ranks that all run on this host meet in a shared-memory segment (comm_shm.h): rank 0 creates it
@@ -227,11 +226,9 @@ static enum tipc_status init_backend(struct comm *c, const struct comm_opts *o)
 #define SHM_SLOT_BYTES (2u << 20)
 static enum tipc_status shm_setup(struct comm *c, const struct comm_opts *o)
 {
-    int nnodes = 1, local = 1;
-    TRY(env_int("TIPC_NNODES", 1, 1, 1 << 20, &nnodes));
-    TRY(env_int("LOCAL_WORLD_SIZE", 1, 1, 1 << 20, &local));
+    int nnodes = c->env.nnodes, local = c->env.local_world;   /* -1: the launcher did not say */
     if (o->shm == COMM_SHM_OFF || c->be != &comm_backend_gloo) return TIPC_OK;
-    if (nnodes != 1 || local != c->world || o->hierarchical) {
+    if (nnodes > 1 || local != c->world || o->hierarchical) {
         if (o->shm == COMM_SHM_AUTO) return TIPC_OK;
         return error_msg(TIPC_EUSAGE, "%s: --comm-shm on (TIPC_COMM_SHM) needs every rank on this host, but "
                          "TIPC_NNODES=%d and LOCAL_WORLD_SIZE=%d of WORLD_SIZE=%d%s; use auto", c->prefix, nnodes,
@@ -286,9 +283,8 @@ enum tipc_status comm_init_from_env(struct comm **out, const struct comm_opts *o
     pthread_cond_init(&c->cv, &ca);
     pthread_condattr_destroy(&ca);
     c->be = &comm_backend_none;
-    enum tipc_status st = env_int("WORLD_SIZE", 1, 1, 1 << 20, &c->world);
-    if (!st) st = env_int("RANK", 0, 0, c->world - 1, &c->rank);
-    if (!st) st = env_int("TIPC_NODE_RANK", 0, 0, 1 << 20, &c->node);
+    enum tipc_status st = rank_env_read(&c->env);
+    c->world = c->env.world, c->rank = c->env.rank, c->node = c->env.node > 0 ? c->env.node : 0;
     c->timeout_ms = (o->timeout_s > 0 ? o->timeout_s : 300) * 1000;
     c->watchdog_ms = (o->watchdog_s > 0 ? o->watchdog_s : 0) * 1000;
     c->status_fd = -1;
@@ -303,6 +299,8 @@ enum tipc_status comm_init_from_env(struct comm **out, const struct comm_opts *o
         if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
         st = init_backend(c, o);
         if (!st) st = shm_setup(c, o);
+        if (!st && comm_store_is_c10d(c->store) && !(c->watch = comm_watch_open(c->store, &c->env, c->prefix)))
+            st = TIPC_EDIST;
     }
     if (st) {
         comm_free(c);
@@ -330,7 +328,8 @@ void comm_free(struct comm *c)
     }
     comm_shm_free(c->shm);
     if (c->impl) c->be->destroy(c->impl);
-    if (c->kv_on) rdzv_client_free(&c->kv);
+    comm_watch_close(c->watch);   /* after the watchdog thread, its only user, stopped */
+    comm_store_close(c->store);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     free(c);

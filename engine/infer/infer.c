@@ -1,10 +1,12 @@
 /* infer.c: building (BN folding), planning (liveness-shared activations) and running the
  * inference graph. File I/O is in infer_io.c. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "infer.h"
+#include "../model/finite.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -359,4 +361,48 @@ void infer_output_host(const struct infer_model *m, float *probs, int n)
 void infer_logits_host(const struct infer_model *m, float *logits, int n)
 {
     m->be.ops->download(m->be.ctx, logits, infer_logits(m), (size_t)n * m->num_classes);
+}
+
+static const char *const KIND_NAME[INF_KIND_COUNT] = {"conv", "linear", "act", "pool", "scale", "add", "softmax"};
+
+bool infer_weights_finite(const struct infer_model *m, char *what, size_t n)
+{
+    long k = first_nonfinite(m->weights, m->nweights);
+    if (k < 0) return true;
+    for (int i = 0; i < m->nlayers; i++) {   /* the layer whose weights or bias hold it */
+        const struct infer_layer *l = &m->layers[i];
+        if (l->kind != INF_CONV && l->kind != INF_LINEAR) continue;
+        const struct infer_slot *si = &m->slots[l->in];
+        uint64_t nw = l->kind == INF_CONV ? (uint64_t)l->Co * (si->C / l->groups) * l->K * l->K : (uint64_t)l->Co * si->C;
+        bool w = (uint64_t)k >= l->w_off && (uint64_t)k < l->w_off + nw;
+        if (!w && !((uint64_t)k >= l->b_off && (uint64_t)k < l->b_off + (uint64_t)l->Co)) continue;
+        snprintf(what, n, "layer %d (%s) %s [%llu] = %g", i, KIND_NAME[l->kind], w ? "weight" : "bias",
+                 (unsigned long long)((uint64_t)k - (w ? l->w_off : l->b_off)), (double)m->weights[k]);
+        return false;
+    }
+    snprintf(what, n, "weight %ld = %g", k, (double)m->weights[k]);
+    return false;
+}
+
+long infer_outputs_finite(const float *out, int n, int K) { return first_nonfinite(out, (size_t)n * K); }
+
+bool infer_check_finite(struct infer_model *m, char *what, size_t n)
+{
+    if (!infer_weights_finite(m, what, n)) return false;
+    const struct infer_slot *s0 = &m->slots[0];
+    size_t px = (size_t)s0->H * s0->W * 3;
+    uint8_t *gray = xmalloc(px);
+    memset(gray, 128, px);
+    float *out = xmalloc(sizeof(float) * 2 * (size_t)m->num_classes);
+    infer_set_input_u8(m, gray, 1);
+    infer_forward(m, 1);
+    infer_logits_host(m, out, 1);
+    infer_output_host(m, out + m->num_classes, 1);
+    long k = infer_outputs_finite(out, 2, m->num_classes);
+    if (k >= 0)
+        snprintf(what, n, "its %s on a plain gray image are not finite (class %ld: %g): the weights are finite but "
+                 "overflow", k < m->num_classes ? "logits" : "probabilities", k % m->num_classes, (double)out[k]);
+    free(gray);
+    free(out);
+    return k < 0;
 }

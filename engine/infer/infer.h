@@ -54,6 +54,8 @@ void infer_free(struct infer_model *m);
 void infer_move(struct infer_model *m, struct backend be);
 
 
+/* Both check the weights first (infer_weights_finite): a non-finite one is TIPC_ENUMERIC, nothing
+ * written. */
 enum tipc_status infer_save(const struct infer_model *m, const char *path);
 /* Write it to a finished, unpublished staged file (core/staged.h) for staged_publish(). */
 struct staged_file;
@@ -87,6 +89,15 @@ void infer_layer_part_cpu(struct infer_model *m, int i, int n, int p, int np);
 /* In the backend's memory (device pointers on the GPU): */
 const float *infer_output(const struct infer_model *m); /* (n, K) probabilities */
 const float *infer_logits(const struct infer_model *m); /* (n, K) */
+/* "Finite or fail" (engine/model/finite.h). infer_weights_finite: every weight and bias; false with
+ * `what` naming the first bad one ("layer 3 (conv) bias [7] = nan"). infer_check_finite: that, then
+ * a pass on a plain mid-gray image whose logits and probabilities must be finite too (weights
+ * finite but so large that every input overflows, as a diverged training leaves them): call
+ * before the first pass you time (it is a pass). infer_outputs_finite: the first non-finite value
+ * of n images' K outputs, -1 when all are finite. */
+bool infer_weights_finite(const struct infer_model *m, char *what, size_t n);
+bool infer_check_finite(struct infer_model *m, char *what, size_t n);
+long infer_outputs_finite(const float *out, int n, int K);
 /* (n, K) probabilities / logits copied to host memory (waits for the backend). */
 void infer_output_host(const struct infer_model *m, float *probs, int n);
 void infer_logits_host(const struct infer_model *m, float *logits, int n);

@@ -25,6 +25,12 @@ struct inf_header {
 
 enum tipc_status infer_write(const struct infer_model *m, const char *path, struct staged_file *out)
 {
+    char what[160];
+    if (!infer_weights_finite(m, what, sizeof what)) {
+        error_msg(TIPC_ENUMERIC, "not writing inference model '%s': %s", path, what);
+        error_hint("the checkpoint it comes from is of a diverged training: train again with a lower learning rate");
+        return TIPC_ENUMERIC;
+    }
     struct inf_header h;
     memset(&h, 0, sizeof h);
     h.version = INF_VERSION;
@@ -160,6 +166,11 @@ enum tipc_status infer_load(struct infer_model *m, const char *path, int N, stru
             st = error_msg(TIPC_EIO, "inference model '%s' has a bad size", path);
     }
     if (st == TIPC_OK) st = validate(m, path);
+    char what[160];
+    if (st == TIPC_OK && !infer_weights_finite(m, what, sizeof what)) {
+        st = error_msg(TIPC_ENUMERIC, "inference model '%s' holds a non-finite value: %s; not serving it", path, what);
+        error_hint("it was exported from a diverged training: export a checkpoint from before, or train again");
+    }
     bin_close(&r);
     if (st != TIPC_OK) {
         infer_free(m);

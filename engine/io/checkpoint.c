@@ -1,10 +1,12 @@
 /* checkpoint.c: see checkpoint.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binfile.h"
 #include "checkpoint.h"
+#include "../model/finite.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -35,39 +37,62 @@ struct ckpt_header_v3 {   /* the mixed-precision section: only an AMP net writes
     int32_t reserved;
     float scaler[AMP_STATE_FLOATS];
 };
+struct ckpt_header_v4 {   /* the run section, before the mixed-precision one */
+    char run_id[CKPT_RUN_ID_MAX];
+    uint32_t amp;         /* 1: the mixed-precision section follows */
+    uint32_t reserved;
+};
 
 enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const struct net *net)
 {
     struct ckpt_header h;
     struct ckpt_header_v2 h2;
     struct ckpt_header_v3 h3;
+    struct ckpt_header_v4 h4;
     memset(&h, 0, sizeof h);
     memset(&h2, 0, sizeof h2);
     memset(&h3, 0, sizeof h3);
-    bool amp = net_amp_read(net, h3.scaler);   /* false for an fp32 net: version 2, as before */
+    memset(&h4, 0, sizeof h4);
+    bool amp = net_amp_read(net, h3.scaler);   /* false for an fp32 net: no mixed-precision section */
     h3.precision = (int32_t)net->amp.prec;
-    h.version = amp ? 3 : 2;
+    h.version = CKPT_VERSION;
+    snprintf(h4.run_id, sizeof h4.run_id, "%s", m->run_id);
+    h4.amp = amp;
     memcpy(h.meta.model, m->model, sizeof h.meta.model);
     h.meta.num_classes = m->num_classes, h.meta.resolution = m->resolution, h.meta.width_mult = m->width_mult;
     h.meta.epoch = m->epoch, h.meta.step = m->step, h.meta.rng = m->rng, h.meta.best_acc1 = m->best_acc1;
     h.nparams = net->nparams;
     h.nstats = net->nstats;
     h2.step_in_epoch = m->step_in_epoch, h2.steps_per_epoch = m->steps_per_epoch;
-    struct bin_writer w;
-    TRY(bin_create(&w, path, CKPT_MAGIC));
-    bin_write(&w, &h, sizeof h);
-    bin_write(&w, &h2, sizeof h2);
-    if (amp) bin_write(&w, &h3, sizeof h3);
-    /* the net's buffers may be device memory: copied out through its backend */
-    float *host = xmalloc(sizeof(float) * (net->nparams > net->nstats ? net->nparams : net->nstats) + 4);
+    /* the net's buffers may be device memory: copied out through its backend, and checked before
+     * anything is written (finite.h): a diverged net is never saved, the previous file stays */
     const float *bufs[3] = {net->params, net->mom, net->stats};
     size_t ns[3] = {net->nparams, net->nparams, net->nstats};
+    float *host[3];
     for (int i = 0; i < 3; i++) {
-        net_to_host(net, host, bufs[i], ns[i]);
-        bin_write(&w, host, ns[i] * sizeof(float));
+        host[i] = xmalloc(sizeof(float) * ns[i] + 4);
+        net_to_host(net, host[i], bufs[i], ns[i]);
     }
-    free(host);
-    return bin_commit(&w);
+    char what[160];
+    enum tipc_status st = TIPC_OK;
+    if (!net_tensors_finite(net, host[0], host[1], host[2], what, sizeof what)) {
+        st = error_msg(TIPC_ENUMERIC, "not saving checkpoint '%s': %s after global step %lld (epoch %d, step %d of "
+                       "the epoch)", path, what, (long long)m->step, m->epoch, m->step_in_epoch);
+        error_hint("the training diverged: lower the learning rate (--lr); the previous checkpoint, if any, is "
+                   "untouched");
+    }
+    struct bin_writer w;
+    if (st == TIPC_OK) st = bin_create(&w, path, CKPT_MAGIC);
+    if (st == TIPC_OK) {
+        bin_write(&w, &h, sizeof h);
+        bin_write(&w, &h2, sizeof h2);
+        bin_write(&w, &h4, sizeof h4);
+        if (amp) bin_write(&w, &h3, sizeof h3);
+        for (int i = 0; i < 3; i++) bin_write(&w, host[i], ns[i] * sizeof(float));
+        st = bin_commit(&w);
+    }
+    for (int i = 0; i < 3; i++) free(host[i]);
+    return st;
 }
 
 static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h, struct ckpt_meta *m)
@@ -84,11 +109,16 @@ static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h,
     if (h2.step_in_epoch < 0 || (h2.step_in_epoch > 0 && h2.steps_per_epoch <= h2.step_in_epoch))
         return error_msg(TIPC_EIO, "checkpoint '%s': step %d of an epoch of %d steps is not a position", r->path,
                          h2.step_in_epoch, h2.steps_per_epoch);
+    struct ckpt_header_v4 h4 = {.amp = h->version == 3};   /* version 3: the AMP section, no run section */
+    if (h->version >= 4 && !bin_read(r, &h4, sizeof h4))
+        return error_msg(TIPC_EIO, "checkpoint '%s' is truncated (header)", r->path);
+    if (h4.amp > 1 || memchr(h4.run_id, 0, sizeof h4.run_id) == NULL)
+        return error_msg(TIPC_EIO, "checkpoint '%s': the run section is damaged", r->path);
     struct ckpt_header_v3 h3 = {.precision = PREC_FP32};
-    if (h->version >= 3 && !bin_read(r, &h3, sizeof h3))
+    if (h4.amp && !bin_read(r, &h3, sizeof h3))
         return error_msg(TIPC_EIO, "checkpoint '%s' is truncated (header)", r->path);
     const float *ls = h3.scaler;
-    if (h->version >= 3 && ((h3.precision != PREC_BF16 && h3.precision != PREC_FP16) || !isfinite(ls[AMP_SCALE]) ||
+    if (h4.amp && ((h3.precision != PREC_BF16 && h3.precision != PREC_FP16) || !isfinite(ls[AMP_SCALE]) ||
                             !(ls[AMP_SCALE] > 0) || !(ls[AMP_GOOD] >= 0) || !(ls[AMP_SKIPPED] >= 0)))
         return error_msg(TIPC_EIO, "checkpoint '%s': the mixed-precision section (precision %d, loss scale %g, %g good "
                                    "steps, %g skipped) is not a loss scaler's state", r->path, h3.precision,
@@ -100,8 +130,9 @@ static enum tipc_status read_header(struct bin_reader *r, struct ckpt_header *h,
     m->epoch = h->meta.epoch, m->step = h->meta.step, m->rng = h->meta.rng, m->best_acc1 = h->meta.best_acc1;
     m->step_in_epoch = h2.step_in_epoch, m->steps_per_epoch = h2.steps_per_epoch;
     m->precision = h3.precision;
-    m->has_scaler = h->version >= 3;
+    m->has_scaler = h4.amp;
     memcpy(m->scaler, h3.scaler, sizeof m->scaler);
+    memcpy(m->run_id, h4.run_id, sizeof m->run_id);
     return TIPC_OK;
 }
 
@@ -119,15 +150,15 @@ enum tipc_status ckpt_load(const char *path, struct ckpt_meta *m, struct net *ne
 {
     struct bin_reader r;
     struct ckpt_header h;
-    struct ckpt_meta hm;
+    struct ckpt_meta hm_meta;
     TRY(bin_open(&r, path, CKPT_MAGIC, "checkpoint"));
-    enum tipc_status st = read_header(&r, &h, &hm);
-    if (st == TIPC_OK && (h.nparams != net->nparams || h.nstats != net->nstats || strcmp(hm.model, m->model) ||
-                          hm.num_classes != m->num_classes)) {
+    enum tipc_status st = read_header(&r, &h, &hm_meta);
+    if (st == TIPC_OK && (h.nparams != net->nparams || h.nstats != net->nstats || strcmp(hm_meta.model, m->model) ||
+                          hm_meta.num_classes != m->num_classes)) {
         st = error_msg(TIPC_EIO,
                        "checkpoint '%s' is of another model: %s, %d classes, %llu parameters; expected %s, "
                        "%d classes, %zu parameters",
-                       path, hm.model, hm.num_classes, (unsigned long long)h.nparams, m->model,
+                       path, hm_meta.model, hm_meta.num_classes, (unsigned long long)h.nparams, m->model,
                        m->num_classes, net->nparams);
     }
     const float *p = NULL, *mo = NULL, *s = NULL;
@@ -137,28 +168,42 @@ enum tipc_status ckpt_load(const char *path, struct ckpt_meta *m, struct net *ne
         s = bin_peek(&r, net->nstats * sizeof(float));
         if (!p || !mo || !s || r.pos != r.n) st = error_msg(TIPC_EIO, "checkpoint '%s' has a bad size", path);
     }
+    /* the mapped bytes may be unaligned: copied into aligned host buffers, and checked there: a
+     * checksum proves the file is what was written, not that the model in it is usable (finite.h) */
+    float *hp = NULL, *hs = NULL, *hm = NULL;
     if (st == TIPC_OK) {
-        /* the mapped bytes may be unaligned: copy through an aligned host buffer */
-        float *host = xmalloc(sizeof(float) * (net->nparams > net->nstats ? net->nparams : net->nstats) + 4);
-        memcpy(host, p, net->nparams * sizeof(float));
-        net_from_host(net, net->params, host, net->nparams);
-        memcpy(host, s, net->nstats * sizeof(float));
-        net_from_host(net, net->stats, host, net->nstats);
+        hp = xmalloc(net->nparams * sizeof(float) + 4), hs = xmalloc(net->nstats * sizeof(float) + 4);
+        hm = with_optimizer ? xmalloc(net->nparams * sizeof(float) + 4) : NULL;
+        memcpy(hp, p, net->nparams * sizeof(float));
+        memcpy(hs, s, net->nstats * sizeof(float));
+        if (hm) memcpy(hm, mo, net->nparams * sizeof(float));
+        char what[160];
+        if (!net_tensors_finite(net, hp, hm, hs, what, sizeof what)) {
+            st = error_msg(TIPC_ENUMERIC, "checkpoint '%s' (epoch %d, global step %lld) holds a non-finite value: %s; "
+                           "not using it", path, hm_meta.epoch, (long long)hm_meta.step, what);
+            error_hint("the run that wrote it diverged: use a checkpoint from before (epoch_N.ckpt), or train again "
+                       "with a lower learning rate");
+        }
+    }
+    if (st == TIPC_OK) {
+        net_from_host(net, net->params, hp, net->nparams);
+        net_from_host(net, net->stats, hs, net->nstats);
         if (with_optimizer) {
-            memcpy(host, mo, net->nparams * sizeof(float));
-            net_from_host(net, net->mom, host, net->nparams);
-            if (hm.has_scaler && net->amp_state && hm.precision == (int32_t)net->amp.prec) {
+            net_from_host(net, net->mom, hm, net->nparams);
+            if (hm_meta.has_scaler && net->amp_state && hm_meta.precision == (int32_t)net->amp.prec) {
                 float ls[AMP_STATE_FLOATS];
-                memcpy(ls, hm.scaler, sizeof ls);
+                memcpy(ls, hm_meta.scaler, sizeof ls);
                 if (!net->amp.ls.dynamic) ls[AMP_SCALE] = net->amp.ls.init_scale; /* a setting, not state */
                 net_amp_write(net, ls);
             }
         } else {
             net_zero(net, net->mom, net->nparams);
         }
-        free(host);
-        *m = hm;
+        *m = hm_meta;
     }
+    free(hp);
+    free(hs);
+    free(hm);
     bin_close(&r);
     return st;
 }

@@ -8,8 +8,14 @@
  *
  * Version 3 adds, after the position, the mixed-precision section: the writer's precision (bf16 or
  * fp16) and its loss scaler's state (precision.h AMP_STATE_FLOATS), so a resumed AMP run goes on
- * with the scale an uninterrupted run has. Only a mixed-precision net writes version 3; an fp32
- * net still writes version 2, byte for byte as before (it has no scaler to keep). */
+ * with the scale an uninterrupted run has. Mixed-precision nets wrote version 3, fp32 nets version
+ * 2 (they have no scaler to keep).
+ *
+ * Version 4 (every net now) adds, after the position, the run section: the id of the training run
+ * that wrote the file (train_opts.run_id: `tipc launch` gives all attempts of one launch the same),
+ * then the mixed-precision section when the net is AMP. A restart resumes only from its own run's
+ * files, and a fresh training moves other runs' files aside (train_ckpt.h). Versions 1-3 (no run
+ * id) are still read; they are another run's to a restart, and --resume loads them as always. */
 #ifndef TIPC_CHECKPOINT_H
 #define TIPC_CHECKPOINT_H
 #include <stdint.h>
@@ -18,7 +24,8 @@
 #include "../../core/status.h"
 #include "../model/net.h"
 
-#define CKPT_VERSION 3 /* the newest this tipc reads and writes (fp32 nets write 2) */
+#define CKPT_VERSION 4 /* the newest this tipc reads, and the one it writes */
+#define CKPT_RUN_ID_MAX 48 /* bytes of the run id, NUL included */
 
 struct ckpt_meta {
     char model[32];          /* "mobilenet_v3_small" */
@@ -30,10 +37,12 @@ struct ckpt_meta {
     double best_acc1;
     int32_t step_in_epoch;   /* optimizer steps done inside epoch `epoch` (0: at an epoch end) */
     int32_t steps_per_epoch; /* that epoch's steps when step_in_epoch > 0 (a resume checks it) */
-    int32_t precision;       /* enum precision of the writer: bf16/fp16 from a version 3 file; PREC_FP32
-                                for versions 1 and 2 (an fp32 run, or an AMP run before version 3) */
-    bool has_scaler;         /* version 3: scaler[] is the writer's loss scaler state */
+    int32_t precision;       /* enum precision of the writer: bf16/fp16 from a file with the AMP section
+                                (version 3, or 4 of an AMP net); PREC_FP32 otherwise (an fp32 run, or
+                                an AMP run before version 3) */
+    bool has_scaler;         /* the file has the AMP section: scaler[] is the writer's loss scaler state */
     float scaler[AMP_STATE_FLOATS];
+    char run_id[CKPT_RUN_ID_MAX]; /* version 4: the writing run's id; "" in older files */
 };
 
 enum tipc_status ckpt_save(const char *path, const struct ckpt_meta *m, const struct net *net);

@@ -23,8 +23,13 @@ static enum tipc_status open_flags(struct metrics *m, const char *path, const ch
     memset(m, 0, sizeof *m);
     m->fd = -1;
     if (!path || !*path) return TIPC_OK;
-    m->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | extra, 0644);
-    if (m->fd < 0) return error_at(TIPC_EIO, path, 0, "cannot open metrics file: %s", strerror(errno));
+    /* appended to in place, never renamed over (a FIFO or a device stays one); O_NONBLOCK: a FIFO
+     * that no process reads is an error (ENXIO), not an open() that blocks forever */
+    m->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | extra, 0644);
+    if (m->fd < 0)
+        return error_at(TIPC_EIO, path, 0, "cannot open metrics file: %s",
+                        errno == ENXIO ? "a FIFO that no process reads" : strerror(errno));
+    fcntl(m->fd, F_SETFL, fcntl(m->fd, F_GETFL) & ~O_NONBLOCK);
     m->path = xstrdup(path);
     m->stage = stage && *stage ? xstrdup(stage) : NULL;
     return TIPC_OK;

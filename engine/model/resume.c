@@ -13,10 +13,9 @@
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-/* latest.ckpt, epoch_N.ckpt, step_N.ckpt: the names the trainer writes (best.ckpt is not a position). */
-static bool our_name(const char *n)
+bool ckpt_name_ours(const char *n, bool with_best)
 {
-    if (!strcmp(n, "latest.ckpt")) return true;
+    if (!strcmp(n, "latest.ckpt") || (with_best && !strcmp(n, "best.ckpt"))) return true;
     const char *d = !strncmp(n, "epoch_", 6) ? n + 6 : !strncmp(n, "step_", 5) ? n + 5 : NULL;
     if (!d || !*d) return false;
     while (*d >= '0' && *d <= '9') d++;
@@ -25,7 +24,7 @@ static bool our_name(const char *n)
 
 struct cand { char *path; int64_t step; };
 
-static int scan(const char *dir, struct cand **out)
+static int scan(const char *dir, const char *only_run, int rank, struct cand **out)
 {
     DIR *dp = opendir(dir);
     int n = 0;
@@ -34,11 +33,18 @@ static int scan(const char *dir, struct cand **out)
     if (!dp) return 0;   /* no folder yet: nothing to resume */
     struct dirent *e;
     while ((e = readdir(dp))) {
-        if (!our_name(e->d_name)) continue;
+        if (!ckpt_name_ours(e->d_name, false)) continue;
         char *p = xasprintf("%s/%s", dir, e->d_name);
         struct ckpt_meta m;
         if (ckpt_read_meta(p, &m) != TIPC_OK) {   /* a foreign or damaged file: said, and passed over */
             warning_msg("'%s' is not a usable checkpoint; not resuming from it", p);
+            free(p);
+            continue;
+        }
+        if (only_run && strcmp(m.run_id, only_run)) {   /* a reused folder: another run's file */
+            if (rank == 0)
+                printf("'%s' is another run's checkpoint (run id %s; this run: %s): not resuming from it\n", p,
+                       m.run_id[0] ? m.run_id : "none, an older tipc's", only_run);
             free(p);
             continue;
         }
@@ -49,11 +55,11 @@ static int scan(const char *dir, struct cand **out)
     return n;
 }
 
-enum tipc_status resume_find(const char *dir, struct comm *comm, int rank, char **path)
+enum tipc_status resume_find(const char *dir, struct comm *comm, int rank, const char *only_run, char **path)
 {
     *path = NULL;
     struct cand *c;
-    int n = scan(dir, &c);
+    int n = scan(dir, only_run, rank, &c);
     int64_t newest = -1;
     for (int i = 0; i < n; i++)
         if (c[i].step > newest) newest = c[i].step;

@@ -6,6 +6,8 @@
 
 #include "source.h"
 #include "../../core/check.h"
+#include "../../core/fs.h"   /* PREPARED_MARKER */
+#include "../../core/regfile.h"
 #include "../../core/rng.h"
 #include "../../core/banned.h"
 
@@ -142,6 +144,29 @@ const char *source_describe(const struct source *s)
 {
     if (s->synthetic) return s->train ? "synthetic train data" : "synthetic val data";
     return s->ds.list_file ? s->ds.list_file : s->ds.root;
+}
+
+void source_origin(const struct source *s, const struct recipe *r, char *buf, size_t n, bool *synthetic)
+{
+    *synthetic = s->synthetic;
+    if (s->synthetic) {
+        snprintf(buf, n, "synthetic images made in memory (DataLoader.synthetic: %s%s%s)", r->synthetic,
+                 strcmp(r->synthetic, "auto") ? "" : ", no ", strcmp(r->synthetic, "auto") ? "" : r->data_path);
+        return;
+    }
+    /* tipc prepare's marker: its first line names the source (a URL, or the generator's parameters) */
+    char *marker = xasprintf("%s/%s", r->data_path, PREPARED_MARKER), line[400] = "";
+    char why[160];
+    FILE *f = fopen_regular(marker, 4096, why, sizeof why);   /* never blocks on a FIFO planted there */
+    free(marker);
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = 0;
+        fclose(f);
+    }
+    line[strcspn(line, "\n")] = 0;
+    if (!f) snprintf(buf, n, "%s (no tipc prepare marker: provided by the user)", r->data_path);
+    else if (!strncmp(line, "synthetic ", 10)) snprintf(buf, n, "%s: tipc prepare's synthetic default (%s)", r->data_path, line), *synthetic = true;
+    else snprintf(buf, n, "%s: made by tipc prepare from %s", r->data_path, line);
 }
 
 void source_free(struct source *s)

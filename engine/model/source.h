@@ -34,6 +34,11 @@ enum tipc_status source_open(struct source *s, const struct recipe *r, bool trai
 enum tipc_status source_next(struct source *s, const struct batch **b);
 /* Where an item comes from, for error messages ("data/train_list.txt:14" or the path). */
 const char *source_describe(const struct source *s);
+/* Which data this is, for the run's record: "synthetic images made in memory (DataLoader.synthetic: auto,
+ * no 'PATH')", "PATH: made by tipc prepare from URL", "PATH: tipc prepare's synthetic default
+ * (synthetic classes=10 ...)", "PATH (no tipc prepare marker: provided by the user)". *synthetic:
+ * generated images rather than a real dataset. */
+void source_origin(const struct source *s, const struct recipe *r, char *buf, size_t n, bool *synthetic);
 void source_free(struct source *s);
 
 #endif

@@ -2,11 +2,13 @@
 #include "train_log.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../../core/check.h"
+#include "../dist/comm.h"
 #include "../../core/time.h"
 #include "../../core/banned.h"
 
@@ -23,12 +25,24 @@ enum progress_style train_log_style(const char *env, int world)
     return s == PROGRESS_BAR && world > 1 ? PROGRESS_LINES : s;
 }
 
+/* The bar on screen, erased before any error or warning is printed (tipc_set_msg_hook). */
+static struct train_log *bar_on_screen;
+
+static void clear_bar_on_screen(void)
+{
+    if (bar_on_screen) train_log_clear(bar_on_screen);
+}
+
 enum tipc_status train_log_open(struct train_log *l, const char *metrics_path, const char *stage,
                                 enum progress_style style, int rank, int world)
 {
     memset(l, 0, sizeof *l);
     l->style = rank == 0 ? style : PROGRESS_NONE;
     l->rank = rank, l->world = world;
+    if (l->style == PROGRESS_BAR) {
+        bar_on_screen = l;
+        tipc_set_msg_hook(clear_bar_on_screen);
+    }
     return metrics_open(&l->m, metrics_path, stage);
 }
 
@@ -110,19 +124,39 @@ void train_log_tick(struct train_log *l, int epoch, int it, float loss, double l
     draw(l, epoch, it, lr, l->step_ema > 0 ? images / l->step_ema : 0, last);
 }
 
+void train_log_set_comm(struct train_log *l, struct comm *c, int local_rank)
+{
+    l->comm = l->world > 1 ? c : NULL;
+    l->local_rank = local_rank;
+}
+
+static enum tipc_status emit_step(struct train_log *l, int rank, int epoch, int it, long global_step, const double v[4])
+{
+    json_t *o = json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f, s:i, s:i}", "epoch", epoch, "iter", it, "step",
+                          (json_int_t)global_step, "loss", v[0], "lr", v[1], "top1", v[2], "ips", v[3], "rank", rank,
+                          "world", l->world);
+    return metrics_emit(&l->m, "train_step", o);
+}
+
 enum tipc_status train_log_window(struct train_log *l, int epoch, int it, long global_step, double loss,
                                   double lr, double top1, double ips)
 {
-    if (l->m.fd < 0) return TIPC_OK;
-    return metrics_emit(&l->m, "train_step",
-                        with_rank(l, json_pack("{s:i, s:i, s:I, s:f, s:f, s:f, s:f}", "epoch", epoch, "iter", it,
-                                               "step", (json_int_t)global_step, "loss", loss, "lr", lr, "top1",
-                                               top1, "ips", ips)));
+    train_log_clear(l);   /* the caller prints its line next */
+    double mine[4] = {loss, lr, top1, ips};
+    if (!l->comm) return l->m.fd < 0 ? TIPC_OK : emit_step(l, l->rank, epoch, it, global_step, mine);
+    /* every rank takes part, metrics file or not: the collective needs them all */
+    double *all = xmalloc(sizeof mine * (size_t)l->world);
+    enum tipc_status st = comm_allgather(l->comm, mine, all, sizeof mine);
+    for (int r = 0; st == TIPC_OK && l->local_rank == 0 && l->m.fd >= 0 && r < l->world; r++)
+        st = emit_step(l, r, epoch, it, global_step, all + 4 * r);
+    free(all);
+    return st;
 }
 
 enum tipc_status train_log_epoch(struct train_log *l, int epoch, double seconds, long images, double comm_exposed_s,
                                  double comm_busy_s)
 {
+    train_log_clear(l);   /* the caller prints its line next */
     l->comm_exposed_s += comm_exposed_s;
     l->comm_busy_s += comm_busy_s;
     l->train_s += seconds;
@@ -136,6 +170,7 @@ enum tipc_status train_log_epoch(struct train_log *l, int epoch, double seconds,
 
 enum tipc_status train_log_eval(struct train_log *l, int epoch, double top1, double top5)
 {
+    train_log_clear(l);   /* the caller prints its line next */
     if (l->m.fd < 0 || l->rank != 0) return TIPC_OK; /* the counts are summed over ranks: one line */
     return metrics_emit(&l->m, "eval", with_rank(l, json_pack("{s:i, s:f, s:f}", "epoch", epoch, "top1", top1,
                                                               "top5", top5)));
@@ -148,6 +183,7 @@ double train_log_comm_exposed_share(const struct train_log *l)
 
 enum tipc_status train_log_end(struct train_log *l)
 {
+    train_log_clear(l);   /* the caller prints its line next */
     if (l->m.fd < 0) return TIPC_OK;
     return metrics_emit(&l->m, "train_end",
                         with_rank(l, json_pack("{s:f, s:f, s:f, s:f}", "train_s", l->train_s, "comm_exposed_s",
@@ -158,5 +194,9 @@ enum tipc_status train_log_end(struct train_log *l)
 void train_log_close(struct train_log *l)
 {
     train_log_clear(l);
+    if (bar_on_screen == l) {
+        bar_on_screen = NULL;
+        tipc_set_msg_hook(NULL);
+    }
     metrics_close(&l->m);
 }

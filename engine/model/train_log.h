@@ -28,6 +28,8 @@ struct train_log {
     /* this run's epochs so far (train_log_epoch): training seconds, seconds waited on
      * communication (exposed), seconds the gradient allreduces ran */
     double train_s, comm_exposed_s, comm_busy_s;
+    struct comm *comm;              /* train_log_set_comm: every rank's window lines written by each node */
+    int local_rank;
 };
 
 /* style from TIPC_PROGRESS ("bar", "lines", "none"; unset: a bar when stderr is a terminal, else
@@ -41,7 +43,14 @@ enum tipc_status train_log_open(struct train_log *l, const char *metrics_path, c
 enum tipc_status train_log_start(struct train_log *l, int first, int epochs, int spe, json_t *info);
 /* After each optimizer step: updates the ETA and redraws the progress (rate-limited). */
 void train_log_tick(struct train_log *l, int epoch, int it, float loss, double lr, int images);
-/* After each print window: one train_step line for this rank (loss, top1 in percent: window means). */
+/* Data-parallel training: each print window's figures are gathered from every rank (one small
+ * allgather, which every rank's train_log_window then takes part in), and each node's first rank
+ * (local_rank 0) writes every rank's train_step line to its node's metrics file, so each node's
+ * report draws every rank, not only its own. */
+struct comm;
+void train_log_set_comm(struct train_log *l, struct comm *c, int local_rank);
+/* After each print window: a train_step line per rank (loss, top1 in percent: window means): this
+ * rank's, or with a comm every rank's (see train_log_set_comm). */
 enum tipc_status train_log_window(struct train_log *l, int epoch, int it, long global_step, double loss,
                                   double lr, double top1, double ips);
 /* comm_exposed_s: seconds the steps waited on communication (dp.h comm_exposed_seconds);
@@ -54,7 +63,9 @@ enum tipc_status train_log_end(struct train_log *l);
 /* Share of this run's training time spent waiting on communication (0 before any epoch). */
 double train_log_comm_exposed_share(const struct train_log *l);
 enum tipc_status train_log_eval(struct train_log *l, int epoch, double top1, double top5);
-/* Erase the bar before other output is printed (the next tick draws it again). */
+/* Erase the bar before other output is printed (the next tick draws it again). train_log_window,
+ * _epoch, _eval and _end do it themselves (their callers print a line next), and so does every
+ * error and warning message (core/check.h's message hook) while a bar is open. */
 void train_log_clear(struct train_log *l);
 void train_log_close(struct train_log *l);
 

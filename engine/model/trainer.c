@@ -1,14 +1,11 @@
 /* trainer.c: see trainer.h. Each step is net_train_step (train_step.h) with the data-parallel
  * strategy of dp.h; here: epochs, data, the LR schedule, logs, eval and checkpoints. Logs follow
  * Step6 train.py's lines so TIPC log scrapers still work. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "mobilenet_v3.h"
 #include "resume.h"
@@ -17,10 +14,11 @@
 #include "amp.h"
 #include "trainer.h"
 #include "train_log.h"
+#include "train_ckpt.h"
+#include "finite.h"
 #include "../../core/check.h"
-#include "../../core/staged.h"
 #include "../../core/time.h"
-#include "../../core/fs.h"
+#include "../io/binfile.h"
 #include "../io/checkpoint.h"
 #include "../dist/comm.h"
 #include "../../core/banned.h"
@@ -50,8 +48,21 @@ static enum tipc_status check_labels(const struct source *s, const struct batch 
     return TIPC_OK;
 }
 
-static enum tipc_status evaluate(const struct train_opts *o, struct net *net, struct source *val, double *acc1,
-                                 double *acc5)
+/* Logits that are NaN or infinite rank nothing: with them every comparison is false and each image
+ * would count as a top-1 hit (finite.h). */
+static enum tipc_status logits_finite(const float *logits, const struct batch *b, int K, const struct ckpt_meta *m)
+{
+    long k = first_nonfinite(logits, (size_t)b->n * K);
+    if (k < 0) return TIPC_OK;
+    error_msg(TIPC_ENUMERIC, "eval: the logits of image %ld of eval batch %d are not finite (class %ld: %g) with the "
+              "weights of epoch %d, global step %lld", k / K, b->step_in_epoch, k % K, (double)logits[k], m->epoch,
+              (long long)m->step);
+    error_hint("the model is broken (a diverged training, or a checkpoint from one): its accuracy means nothing");
+    return TIPC_ENUMERIC;
+}
+
+static enum tipc_status evaluate(const struct train_opts *o, struct net *net, struct source *val,
+                                 const struct ckpt_meta *m, double *acc1, double *acc5)
 {
     int K = net_num_classes(net), h1 = 0, h5 = 0, seen = 0;
     bool was = net->train;
@@ -66,6 +77,7 @@ static enum tipc_status evaluate(const struct train_opts *o, struct net *net, st
         net_set_input_u8(net, b->images, b->n);
         net_forward(net, b->n);
         net_to_host(net, logits, net_logits(net), (size_t)b->n * K);
+        if ((st = logits_finite(logits, b, K, m)) != TIPC_OK) break;
         topk_hits(logits, b->labels, b->n, K, &h1, &h5);
         seen += b->n;
     }
@@ -81,68 +93,17 @@ static enum tipc_status evaluate(const struct train_opts *o, struct net *net, st
     return st;
 }
 
-static void fill_meta(struct ckpt_meta *m, const struct recipe *r)
+/* The run's checkpoint metadata; run id: train_opts.run_id, else a fresh random one. */
+static void fill_meta(struct ckpt_meta *m, const struct train_opts *o)
 {
+    const struct recipe *r = &o->r;
     memset(m, 0, sizeof *m);
     snprintf(m->model, sizeof m->model, "%.31s", r->arch);
     m->num_classes = r->num_classes;
     m->resolution = r->image_size;
     m->width_mult = (float)r->width_mult;
-}
-
-/* The checkpoint folder exists and takes files; temps of an earlier, killed save are removed. */
-static enum tipc_status output_ready(const struct train_opts *o)
-{
-    if (o->local_rank != 0) return TIPC_OK;   /* only local rank 0 saves (save_epoch) */
-    TRY(mkdir_p(o->r.output_dir));
-    TRY(dir_check_writable(o->r.output_dir, "output folder (Global.output_dir / --output-dir)"));
-    temp_sweep(o->r.output_dir);
-    return TIPC_OK;
-}
-
-/* OUTPUT_DIR/NAME := the net and m (ckpt_save writes it atomically). */
-static enum tipc_status save_as(const struct train_opts *o, const char *name, const struct ckpt_meta *m,
-                                const struct net *net)
-{
-    char *p = xasprintf("%s/%s", o->r.output_dir, name);
-    enum tipc_status st = ckpt_save(p, m, net);
-    free(p);
-    return st;
-}
-
-static enum tipc_status save_epoch(const struct train_opts *o, struct ckpt_meta *m, struct net *net, bool best)
-{
-    if (o->local_rank != 0) return TIPC_OK;
-    char name[32];
-    snprintf(name, sizeof name, "epoch_%d.ckpt", m->epoch);
-    enum tipc_status st = save_as(o, name, m, net);
-    if (st == TIPC_OK) st = save_as(o, "latest.ckpt", m, net);
-    if (st == TIPC_OK && best) st = save_as(o, "best.ckpt", m, net);
-    return st;
-}
-
-/* Every Global.save_interval_steps steps inside an epoch: step_S.ckpt and latest.ckpt, holding the
- * position in the epoch. The step file of two saves ago (this process wrote it) is removed: the
- * last two stay, so nodes whose newest differ by one save still share one (resume.h). */
-static enum tipc_status save_step(const struct train_opts *o, const struct ckpt_meta *m, struct net *net,
-                                  int64_t kept[2])
-{
-    if (o->local_rank != 0) return TIPC_OK;
-    char name[48];
-    snprintf(name, sizeof name, "step_%lld.ckpt", (long long)m->step);
-    enum tipc_status st = save_as(o, name, m, net);
-    if (st == TIPC_OK) st = save_as(o, "latest.ckpt", m, net);
-    if (st != TIPC_OK) return st;
-    if (kept[0] >= 0) {
-        char *p = xasprintf("%s/step_%lld.ckpt", o->r.output_dir, (long long)kept[0]);
-        unlink(p);
-        free(p);
-    }
-    kept[0] = kept[1], kept[1] = m->step;
-    if (o->rank == 0)
-        printf("saved '%s/step_%lld.ckpt' (epoch %d, %d of %d steps) and latest.ckpt\n", o->r.output_dir,
-               (long long)m->step, m->epoch, m->step_in_epoch, m->steps_per_epoch);
-    return TIPC_OK;
+    if (o->run_id && *o->run_id) snprintf(m->run_id, sizeof m->run_id, "%s", o->run_id);
+    else random_hex(m->run_id, 8);
 }
 
 struct step_stats { double loss, reader, batch; int h1, h5, seen, steps; };
@@ -162,6 +123,7 @@ struct micro {
     struct rng *rng;        /* (world); [0] unused */
     struct micro_batch *mb; /* (world) this step's */
     int64_t kept[2];        /* the step checkpoints this run keeps (save_step), -1: none */
+    struct { double first, lowest; int windows; } trend; /* this run's logged loss windows (learned_check) */
 };
 
 static enum tipc_status nan_error(const struct train_opts *o, const struct ckpt_meta *m, int it, double lr, float loss)
@@ -200,12 +162,13 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
             break;
         }
         m->step++;
+        if (s.skipped && o->log) train_log_clear(o->log);
         if (s.skipped && o->rank == 0)
             printf("AMP: step %lld: a gradient was not finite: update skipped, loss scale now %g (%ld skipped so far)\n",
                    (long long)m->step, s.loss_scale, s.skipped_total);
         m->step_in_epoch = it + 1;
         if (r->save_interval_steps > 0 && m->step % r->save_interval_steps == 0 && it + 1 < spe &&
-            (st = save_step(o, m, net, mb->kept)) != TIPC_OK)
+            (st = train_save_step(o, m, net, mb->kept)) != TIPC_OK)
             break;
         double t_done = now_seconds();
         const struct micro_batch *b0 = &mb->mb[0];
@@ -214,10 +177,13 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
         topk_hits(logits, b0->labels, b0->n, K, &ss.h1, &ss.h5);
         if (o->log) train_log_tick(o->log, m->epoch, it, s.loss, lr, b0->n * (o->world > 1 ? o->world : mb->world));
         if (ss.steps == r->print_freq || it == spe - 1) {
+            double wl = ss.loss / ss.steps;
+            if (mb->trend.windows++ == 0) mb->trend.first = wl;
+            else if (mb->trend.windows == 2 || wl < mb->trend.lowest) mb->trend.lowest = wl;
             if (o->log) /* every rank: its own loss and img/s */
                 st = train_log_window(o->log, m->epoch, it, (long)m->step, ss.loss / ss.steps, lr,
                                       100.0 * ss.h1 / ss.seen, ss.seen / ss.batch);
-            if (o->rank == 0) {
+            if (o->local_rank == 0) {   /* each node's first rank: every node's log has its speed (benchmark_train) */
                 printf("[Epoch %d, iter: %d] top1: %.5f, top5: %.5f, lr: %.5f, loss: %.5f, avg_reader_cost: %.5f sec, "
                        "avg_batch_cost: %.5f sec, avg_samples: %.1f, avg_ips: %.5f images/sec.\n",
                        m->epoch, it, (double)ss.h1 / ss.seen, (double)ss.h5 / ss.seen, lr, ss.loss / ss.steps,
@@ -232,6 +198,42 @@ static enum tipc_status train_epoch(const struct train_opts *o, struct net *net,
     return st;
 }
 
+/* The weights after an epoch: a step can make them NaN while the loss before it was finite. */
+static enum tipc_status weights_finite(const struct train_opts *o, const struct net *net, const struct ckpt_meta *m)
+{
+    char what[160];
+    if (net_finite(net, what, sizeof what)) return TIPC_OK;
+    error_msg(TIPC_ENUMERIC, "rank %d: the weights are not finite after global step %lld (epoch %d): %s", o->rank,
+              (long long)m->step, m->epoch, what);
+    error_hint("the training diverged although the loss before the step was finite: lower the learning rate (--lr); "
+               "checkpoints in '%s' are from before this epoch", o->r.output_dir);
+    return TIPC_ENUMERIC;
+}
+
+/* FNV-1a of the net's parameters (host copy): the same before and after means no step moved them. */
+static uint64_t params_hash(const struct net *net)
+{
+    float *p = xmalloc(sizeof(float) * net->nparams + 4);
+    net_to_host(net, p, net->params, net->nparams);
+    uint64_t h = fnv1a64(FNV1A64_INIT, p, sizeof(float) * net->nparams);
+    free(p);
+    return h;
+}
+
+/* A training that learned nothing passes every stage yet proves nothing: say so (rank 0). The
+ * weights unchanged after steps (learning rate 0), or no logged loss window below the first. */
+static void learned_check(const struct train_opts *o, const struct net *net, const struct micro *mb,
+                          uint64_t hash0, int64_t steps)
+{
+    if (o->rank != 0 || steps <= 0) return;
+    if (params_hash(net) == hash0)
+        warning_msg("the weights did not change in %lld training steps (learning rate %g at the start): this "
+                    "training learned nothing", (long long)steps, recipe_lr(&o->r, 0));
+    else if (mb->trend.windows >= 2 && !(mb->trend.lowest < mb->trend.first))
+        warning_msg("the loss never fell: %.5f in the first logged window, no lower in the %d after it (lowest %.5f); "
+                    "check the learning rate and the data", mb->trend.first, mb->trend.windows - 1, mb->trend.lowest);
+}
+
 /* The dropout RNGs as an uninterrupted run has them after m->step steps (one draw per step): every
  * rank's own, although the checkpoint (local rank 0's) holds only its writer's. */
 static void replay_rngs(const struct train_opts *o, struct micro *mb, struct ckpt_meta *m)
@@ -244,8 +246,8 @@ static void replay_rngs(const struct train_opts *o, struct micro *mb, struct ckp
     }
 }
 
-static enum tipc_status setup_weights(const struct train_opts *o, const char *resume, struct net *net, struct micro *mb,
-                                      struct ckpt_meta *m)
+static enum tipc_status load_weights(const struct train_opts *o, const char *resume, struct net *net, struct micro *mb,
+                                     struct ckpt_meta *m)
 {
     if (resume) {
         TRY(ckpt_load(resume, m, net, true));
@@ -265,6 +267,16 @@ static enum tipc_status setup_weights(const struct train_opts *o, const char *re
     }
     net_init_params(net, (uint64_t)o->r.seed);
     return TIPC_OK;
+}
+
+static enum tipc_status setup_weights(const struct train_opts *o, const char *resume, struct net *net, struct micro *mb,
+                                      struct ckpt_meta *m)
+{
+    char run_id[sizeof m->run_id];   /* a loaded file's id is its writer's; this run writes its own */
+    memcpy(run_id, m->run_id, sizeof run_id);
+    enum tipc_status st = load_weights(o, resume, net, mb, m);
+    memcpy(m->run_id, run_id, sizeof run_id);
+    return st;
 }
 
 /* This rank's training source, or with --simulate-world W each simulated rank's shard and RNG. */
@@ -301,7 +313,7 @@ enum tipc_status train_run(const struct train_opts *o)
     struct mbv3_config cfg = {.num_classes = r->num_classes, .width_mult = (float)r->width_mult,
                               .resolution = r->image_size, .dropout = (float)r->dropout, .amp = o->amp};
     struct ckpt_meta m;
-    fill_meta(&m, r);
+    fill_meta(&m, o);
     rng_seed(&m.rng, rank_seed(r, o->rank));
     struct source val = {0};
     struct micro mb = {0};
@@ -310,14 +322,16 @@ enum tipc_status train_run(const struct train_opts *o)
     char *found = NULL;
     const char *resume = o->resume;
     enum tipc_status st = TIPC_OK;
-    if (o->resume_auto && (st = resume_find(r->output_dir, o->comm, o->rank, &found)) != TIPC_OK) goto out;
+    /* a launcher's restart resumes only from this run's own checkpoints; --resume auto from any */
+    const char *only_run = o->restart > 0 ? m.run_id : NULL;
+    if (o->resume_auto && (st = resume_find(r->output_dir, o->comm, o->rank, only_run, &found)) != TIPC_OK) goto out;
     if (o->resume_auto && found) resume = found;
     if (o->resume_auto && o->rank == 0) {
         char who[48];
         snprintf(who, sizeof who, o->restart > 0 ? "restart %d (tipc launch)" : "--resume auto", o->restart);
         if (found) printf("%s: resuming from the newest complete checkpoint '%s'\n", who, found);
-        else printf("%s: no checkpoint in '%s': starting from %s\n", who, r->output_dir,
-                    resume ? resume : o->pretrained ? o->pretrained : "the beginning");
+        else printf("%s: no checkpoint%s%s in '%s': starting from %s\n", who, only_run ? " of this run, " : "",
+                    only_run ? only_run : "", r->output_dir, resume ? resume : o->pretrained ? o->pretrained : "the beginning");
     }
     struct ckpt_meta rm = {0};
     if (resume) { /* position first: the data source starts where the checkpoint stopped */
@@ -326,7 +340,7 @@ enum tipc_status train_run(const struct train_opts *o)
             goto out;
         m.epoch = rm.epoch;
     }
-    if (!o->test_only) st = output_ready(o);   /* a read-only output is an error now, not after an epoch */
+    if (!o->test_only) st = train_output_ready(o);   /* a read-only output is an error now, not after an epoch */
     if (!o->test_only && st == TIPC_OK) st = micro_open(&mb, o, m.epoch, rm.step_in_epoch);
     if (st == TIPC_OK && !o->test_only && rm.step_in_epoch > 0 && mb.tr[0].steps_per_epoch != rm.steps_per_epoch) {
         st = error_msg(TIPC_EUSAGE, "checkpoint '%s' stopped at step %d of an epoch of %d steps, but this run's epochs "
@@ -334,6 +348,15 @@ enum tipc_status train_run(const struct train_opts *o)
         error_hint("resume mid-epoch with the batch size, data and ranks it was saved with");
     }
     if (st == TIPC_OK) st = source_open(&val, r, false, o->rank, o->world, 0, 0);
+    char origin[512];   /* which data this is, for the run's record (train_start) */
+    bool synthetic = false;
+    if (st == TIPC_OK) source_origin(&val, r, origin, sizeof origin, &synthetic);
+    if (st == TIPC_OK && synthetic && o->real_data) {
+        st = error_msg(TIPC_EDATA, "the data is synthetic (%s), and real data is required (--real-data or "
+                       "TIPC_REAL_DATA)", origin);
+        error_hint("put the dataset at DataLoader.data_path '%s' (`TIPC_OFFLINE=0 tipc prepare CONFIG MODE` "
+                   "fetches the configs' data)", r->data_path);
+    }
     if (st != TIPC_OK) goto out;
     int N = r->batch_size > r->eval_batch_size ? r->batch_size : r->eval_batch_size;
     mobilenet_v3_small_build(&net, &cfg, N, o->be);
@@ -355,9 +378,11 @@ enum tipc_status train_run(const struct train_opts *o)
     if (o->rank == 0 && !o->test_only) printf("training step: %s\n", why);
     if ((st = setup_weights(o, resume, &net, &mb, &m)) != TIPC_OK) goto out;
     if ((st = dp_sync_from_rank0(&dp, &net, true)) != TIPC_OK) goto out;
+    /* from the beginning: other runs' checkpoints go aside (every rank has its weights by now) */
+    if (!o->test_only && !resume) train_set_aside_others(o, m.run_id, o->pretrained);
     double a1, a5;
     if (o->test_only) {
-        if ((st = evaluate(o, &net, &val, &a1, &a5)) == TIPC_OK && o->log) st = train_log_eval(o->log, m.epoch, a1, a5);
+        if ((st = evaluate(o, &net, &val, &m, &a1, &a5)) == TIPC_OK && o->log) st = train_log_eval(o->log, m.epoch, a1, a5);
         if (st == TIPC_OK && o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
         goto out;
     }
@@ -369,9 +394,13 @@ enum tipc_status train_run(const struct train_opts *o)
     char kernels[160];
     backend_cpu_describe(kernels, sizeof kernels); /* the data pipeline's, on a GPU run */
     if (info) json_object_set_new(info, "cpu_kernels", json_string(kernels));
+    if (info) json_object_set_new(info, "data_origin", json_string(origin));
+    if (info) json_object_set_new(info, "data_synthetic", json_boolean(synthetic));
     if (o->log && (st = train_log_start(o->log, m.epoch, r->epochs, mb.tr[0].steps_per_epoch, info)) != TIPC_OK)
         goto out;
     if (!o->log) json_decref(info);
+    uint64_t hash0 = params_hash(&net);
+    int64_t step0 = m.step;
     while (m.epoch < r->epochs) {
         double t0 = now_seconds();
         dp.comm_seconds = dp.comm_exposed_seconds = 0;
@@ -389,21 +418,23 @@ enum tipc_status train_run(const struct train_opts *o)
                    100.0 * dp.comm_exposed_seconds / secs, 100.0 * dp.comm_seconds / secs,
                    o->local_sgd_steps > 0 ? "allreduce (LocalSGD: parameter averages)" : "gradient allreduce", how);
         }
+        if ((st = weights_finite(o, &net, &m)) != TIPC_OK) goto out;
         m.epoch++;
         m.step_in_epoch = 0;
         if ((st = dp_epoch_end(&dp, &net, (long)m.step)) != TIPC_OK) goto out;
         bool best = false;
         if (r->eval_during_train) {
-            if ((st = evaluate(o, &net, &val, &a1, &a5)) != TIPC_OK) goto out;
+            if ((st = evaluate(o, &net, &val, &m, &a1, &a5)) != TIPC_OK) goto out;
             if (o->log && (st = train_log_eval(o->log, m.epoch, a1, a5)) != TIPC_OK) goto out;
             if (o->rank == 0) printf(" * Acc@1 %.3f Acc@5 %.3f\n", a1, a5);
             best = a1 >= m.best_acc1;
             if (best) m.best_acc1 = a1;
         }
-        if ((st = save_epoch(o, &m, &net, best)) != TIPC_OK) goto out;
+        if ((st = train_save_epoch(o, &m, &net, best)) != TIPC_OK) goto out;
         if (o->rank == 0) printf("saved '%s/epoch_%d.ckpt' and latest.ckpt\n", r->output_dir, m.epoch);
         fflush(stdout);
     }
+    learned_check(o, &net, &mb, hash0, m.step - step0);
     float as[AMP_STATE_FLOATS];
     if (o->rank == 0 && net_amp_read(&net, as))
         printf("AMP: %.0f steps skipped (a gradient was not finite), loss scale %g at the end\n", as[AMP_SKIPPED],

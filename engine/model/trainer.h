@@ -34,7 +34,11 @@ struct train_opts {
     bool resume_auto;         /* continue from the newest complete checkpoint in the output folder
                                  (resume.h); `resume`, then `pretrained`, when there is none */
     int restart;              /* the attempt's number under tipc launch --max_restarts (0: the first) */
+    const char *run_id;       /* this run's id, written into every checkpoint (TIPC_RUN_ID: tipc launch
+                                 gives every attempt of one launch the same); NULL or "": a fresh
+                                 random one. A restart resumes only from its run's checkpoints */
     bool test_only;
+    bool real_data;           /* refuse synthetic data (in memory, or a folder tipc prepare synthesised): exit 3 */
     int rank, world;          /* from the environment */
     int threads;              /* CPU threads (0: default) */
     int local_rank;           /* rank within this node (checkpoint writer when 0) */

@@ -17,6 +17,7 @@
 #include "../../core/rng.h"
 #include "../../core/staged.h"
 #include "../../engine/dist/comm.h"
+#include "../../engine/dist/rank_env.h"
 #include "../../engine/infer/infer.h"
 #include "../../engine/model/mobilenet_v3.h"
 #include "../../engine/model/train_graph.h"
@@ -189,7 +190,6 @@ int cmd_bench(int argc, char **argv)
     struct bench_opts o = {.model = "mobilenet_v3_small", .device = "cpu", .batch = 32, .res = 224, .steps = 10, .warmup = 2,
                            .threads = 0, .classes = 1000, .bucket_mb = 1, .overlap = true};
     struct scaling_opts so = {.ranks = "1,2,4,8", .output = "./logs/bench_scaling", .timeout_s = 900};
-    int rank = 0, world = 1;
     struct backend_settings eng = {0};
     const struct opt opts[] = {
         {"--model", NULL, OPT_STR, &o.model, NULL, 0, 0, "NAME", "mobilenet_v3_small (the only one)", NULL, NULL},
@@ -234,8 +234,6 @@ int cmd_bench(int argc, char **argv)
          "or tbf without a delay; e.g. 1gbit, 10gbit, 500mbit)", NULL, NULL},
         {"--result-dir", NULL, OPT_STR, &o.result_dir, NULL, 0, 0, "DIR",
          "train: write this rank's figures to DIR/rank<RANK>.json (bench scaling\nsets it)", NULL, NULL},
-        {"RANK", NULL, OPT_INT, &rank, NULL, 0, 65535, "R", "this rank (set by tipc launch)", "RANK", NULL},
-        {"WORLD_SIZE", NULL, OPT_INT, &world, NULL, 1, 65536, "N", "ranks in the job (set by tipc launch)", "WORLD_SIZE", NULL},
         ENGINE_SETTINGS_OPTS(eng),
         {0},
     };
@@ -253,7 +251,9 @@ int cmd_bench(int argc, char **argv)
         return error_msg(TIPC_EUSAGE, "bench: unknown model '%s' (only mobilenet_v3_small)", o.model);
     if (o.batch < 1 || o.res < 32 || o.steps < 1 || o.warmup < 0 || o.classes < 1)
         return error_msg(TIPC_EUSAGE, "bench: batch >= 1, resolution >= 32, steps >= 1, classes >= 1");
-    if (rank >= world) return error_msg(TIPC_EDIST, "bench: RANK %d is not below WORLD_SIZE %d", rank, world);
+    struct rank_env re;   /* rank and world from the launcher (rank_env.h); malformed: exit 2 naming it */
+    TRY(rank_env_read(&re));
+    int rank = re.rank, world = re.world;
     if (!strcmp(what, "scaling")) {
         so.batch = o.batch, so.res = o.res, so.steps = o.steps, so.warmup = o.warmup, so.threads = o.threads;
         so.classes = o.classes, so.bucket_mb = o.bucket_mb, so.overlap = o.overlap;
@@ -266,7 +266,7 @@ int cmd_bench(int argc, char **argv)
     if (so.netns || so.link_delay || so.link_rate)
         return error_msg(TIPC_EUSAGE, "bench: --netns, --link-delay and --link-rate are for 'bench scaling'");
     if (world > 1 && strcmp(what, "train"))
-        return error_msg(TIPC_EUSAGE, "bench: only 'train' runs under tipc launch with WORLD_SIZE > 1");
+        return error_msg(TIPC_EUSAGE, "bench: only 'train' runs as one of several ranks (%s=%d)", re.world_var, world);
     bool gpu = !strcmp(o.device, "gpu") || !strcmp(o.device, "cuda");
     TRY(amp_policy_resolve(&o.amp, "bench", o.precision, NULL, NULL, gpu));
     if (o.amp.prec != PREC_FP32 && strcmp(what, "train") && strcmp(what, "infer"))

@@ -24,7 +24,8 @@ static const char about[] =
     "`tipc infer --model-dir DIR`, no YAML needed) and DIR/inference.onnx (opset 17; input\n"
     "'input' (N,3,R,R) normalised RGB, outputs 'probs' and 'logits').\n";
 static const char footer[] =
-    "Exit codes: 0 ok, 2 usage, 5 checkpoint unreadable/corrupt/other model or output not writable.\n";
+    "Exit codes: 0 ok, 2 usage, 5 checkpoint unreadable/corrupt/other model or output not writable,\n"
+    "6 the model is not finite (a NaN or inf weight, or outputs that overflow on a plain image).\n";
 
 int cmd_export(int argc, char **argv)
 {
@@ -70,8 +71,14 @@ int cmd_export(int argc, char **argv)
         infer_from_net(&m, &net, 1);
         snprintf(m.model, sizeof m.model, "%s", "mobilenet_v3_small");
         m.width_mult = meta.width_mult;
-        st = mkdir_p(dir);
+        char what[200];   /* finite weights can still overflow on every input (a diverged training) */
+        if (!infer_check_finite(&m, what, sizeof what)) {
+            st = error_msg(TIPC_ENUMERIC, "export: not exporting '%s' (epoch %d, global step %lld): %s", ckpt,
+                           meta.epoch, (long long)meta.step, what);
+            error_hint("the training that wrote it diverged: train again with a lower learning rate");
+        }
     }
+    if (st == TIPC_OK) st = mkdir_p(dir);
     if (st == TIPC_OK) {
         /* the pair is published as a unit: both written and synced first, then renamed together,
          * so DIR never holds a new inference.tipc beside an old inference.onnx */

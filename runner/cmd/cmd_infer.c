@@ -30,8 +30,8 @@
 static const char about[] = "Classify images with an exported model (DIR/inference.tipc from `tipc export`).\n";
 static const char footer[] =
     "Output per image: 'image_name: P, class_id: C, prob: X' then 'top-K: id (prob), ...'.\n"
-    "Exit codes: 0 ok, 2 usage, 3 unreadable image, 5 model unreadable/corrupt, 7 gpu not built or\n"
-    "no CUDA device, 70 a CUDA call failed.\n"
+    "Exit codes: 0 ok, 2 usage, 3 unreadable or damaged image, 5 model unreadable/corrupt, 6 a weight\n"
+    "or an output is not finite, 7 gpu not built or no CUDA device, 70 a CUDA call failed.\n"
     "TIPC_INFER_PER_OP=1 runs the op-by-op schedule on the CPU too (A/B checks); TIPC_CUDA_TF32=1\n"
     "allows TF32 tensor cores on the GPU.\n";
 
@@ -167,6 +167,21 @@ static enum tipc_status load_image(const char *path, int resize, int crop, uint8
     return image_load_eval(path, resize, crop, out);
 }
 
+/* A NaN or inf output is a broken model, never a result (engine/model/finite.h): exit 6, nothing
+ * printed or written for it. `input` >= 0: the input's index in the raw file `name`; else `name`
+ * is the image. */
+static enum tipc_status outputs_not_finite(const char *name, int input, bool probs, float v)
+{
+    char what[48] = "image";
+    if (input >= 0) snprintf(what, sizeof what, "input %d of", input);
+    error_msg(TIPC_ENUMERIC, "infer: the %s for %s '%s' are not finite (%g)", probs ? "probabilities" : "logits", what,
+              name, (double)v);
+    if (input >= 0) error_hint("the model is broken (exported from a diverged training), or that input is far outside a "
+                               "normalised image's range");
+    else error_hint("the model is broken (exported from a diverged training): its answers mean nothing");
+    return TIPC_ENUMERIC;
+}
+
 /* float32 (N,3,R,R) in, probs then logits (N,K) out. */
 static enum tipc_status run_raw(const struct infer_flags *f, const char *model_path, struct backend be)
 {
@@ -201,7 +216,9 @@ static enum tipc_status run_raw(const struct infer_flags *f, const char *model_p
     infer_forward(&m, N);
     infer_output_host(&m, res, N);
     infer_logits_host(&m, res + (size_t)N * K, N);
+    long bad = infer_outputs_finite(res, 2 * N, K);   /* probs, then logits */
     if (!ok) st = error_msg(TIPC_EIO, "cannot read '%s': %s", f->in_raw, "short read");
+    else if (bad >= 0) st = outputs_not_finite(f->in_raw, (int)(bad / K % N), bad / K < N, res[bad]);
     else st = write_file_atomic(f->out_raw, res, sizeof(float) * 2 * (size_t)N * K);
     free(x);
     free(nhwc);
@@ -242,6 +259,11 @@ static enum tipc_status run_images(const struct infer_flags *f, const char *mode
         infer_sync(&m); /* a GPU runs asynchronously: time the work, not its launch */
         double t2 = now_seconds();
         infer_output_host(&m, probs, b);
+        long bad = infer_outputs_finite(probs, b, m.num_classes);
+        if (bad >= 0) {
+            st = outputs_not_finite(paths[i + bad / m.num_classes], -1, true, probs[bad]);
+            break;
+        }
         for (int j = 0; j < b; j++) print_result(paths[i + j], probs + (size_t)j * m.num_classes, m.num_classes, f->topk);
         double t3 = now_seconds();
         tm[0] += t1 - t0, tm[1] += t2 - t1, tm[2] += t3 - t2;

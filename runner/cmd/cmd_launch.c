@@ -9,7 +9,10 @@ int cmd_launch(int argc, char **argv)
 {
     struct launch_opts o;
     enum tipc_status st = launch_parse(&o, argc, argv, cmd_exists);
-    if (!st && o.help) return TIPC_OK;
+    if (!st && o.help) {   /* --help, or the options checked only (tipc run's check, core/options.h) */
+        launch_opts_free(&o);
+        return TIPC_OK;
+    }
     if (!st) st = launch_resolve(&o);
     int code = st ? (int)st : launch_run(&o);
     launch_opts_free(&o);

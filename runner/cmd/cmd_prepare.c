@@ -49,8 +49,8 @@ static enum tipc_status write_demo(const char *path)
     enum tipc_status st = mkdir_p(dir) == TIPC_OK ? TIPC_OK : TIPC_EIO;
     free(dir);
     if (st == TIPC_OK) st = write_file_atomic(path, jpg, n);
-    if (st == TIPC_OK)
-        printf("prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
+    if (st == TIPC_OK)   /* the JPEG itself may be on stdout (--demo-jpeg /dev/stdout): the note goes aside */
+        fprintf(staged_stdio_fd(path) == 1 ? stderr : stdout, "prepare: wrote '%s' (%lu bytes, 320x240)\n", path, n);
     tjFree(jpg);
     return st;
 }
@@ -64,6 +64,9 @@ int cmd_prepare(int argc, char **argv)
     const struct opt opts[] = {
         {"--offline", NULL, OPT_SWITCH, &o.offline, NULL, 0, 0, NULL, "no network: only file:// URLs and fallbacks", "TIPC_OFFLINE", NULL},
         {"--force", NULL, OPT_SWITCH, &o.force, NULL, 0, 0, NULL, "redo items that are already prepared", NULL, NULL},
+        {"--real-data", NULL, OPT_SWITCH, &o.real_data, NULL, 0, 0, NULL,
+         "real data or fail: a dataset is never the synthetic fallback (one made\n"
+         "earlier is fetched again); exit 3 when it cannot be fetched", "TIPC_REAL_DATA", NULL},
         {"--manifest", NULL, OPT_STR, &a.manifest, NULL, 0, 0, "FILE",
          "default: CONFIG's ../datasets.yaml, configs/datasets.yaml", "TIPC_MANIFEST", NULL},
         {"--model", NULL, OPT_STR, &a.model, NULL, 0, 0, "NAME", "default: line 2 of CONFIG (model_name:NAME)", NULL, NULL},
@@ -85,7 +88,8 @@ int cmd_prepare(int argc, char **argv)
         {"--threads", NULL, OPT_INT, &a.threads, NULL, 0, 256, "N", "--bench-loader threads (default: all cores)", NULL, NULL},
         {"--steps", NULL, OPT_INT, &a.steps, NULL, 1, 1000000, "N", "--bench-loader batches (default 20)", NULL, NULL},
         {"--eval", NULL, OPT_SWITCH, &a.eval, NULL, 0, 0, NULL, "--bench-loader: the eval transform", NULL, NULL},
-        FETCH_OPTS(o.fetch, "--connect-timeout", "--low-speed-time", "--low-speed-limit", "--retries", "--backoff-ms"),
+        FETCH_OPTS(o.fetch, "--connect-timeout", "--low-speed-time", "--low-speed-limit", "--download-timeout",
+                   "--min-rate", "--retries", "--backoff-ms"),
         {"--quiet", NULL, OPT_SWITCH, &o.fetch.quiet, NULL, 0, 0, NULL, "no download progress", NULL, NULL},
         FETCH_CAP_OPT(o.fetch),
         {0},

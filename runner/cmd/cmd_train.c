@@ -1,7 +1,8 @@
 /* cmd_train.c: `tipc train`, Step6 train.py's flags over a PaddleClas-style YAML recipe.
  * Order of precedence: built-in defaults < -c YAML < -o overrides < flags. The collectives'
  * knobs (TIPC_COMM_*, TIPC_WATCHDOG) are options read here and passed to comm_init_from_env. Rank and world
- * come from the environment (RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).
+ * come from the launcher's environment (engine/dist/rank_env.h: tipc launch, torchrun, Paddle, srun, mpirun,
+ * env://).
  * The loop itself is engine/model/trainer.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,12 @@
 #include "engine_settings.h"
 #include "../../core/parse.h"
 #include "../../engine/backend/backend.h"
+#include "../../engine/io/checkpoint.h"
 #include "../../engine/model/trainer.h"
 #include "../../engine/model/amp.h"
 #include "../../engine/model/train_log.h"
 #include "../../engine/dist/comm.h"
+#include "../../engine/dist/rank_env.h"
 _Static_assert(COMM_SHM_AUTO == 0 && COMM_SHM_OFF == 1 && COMM_SHM_ON == 2, "opt_auto_on_off's values");
 #include "../../core/banned.h"
 
@@ -29,28 +32,23 @@ static const char about[] =
 static const char footer[] =
     "Output: Step6's lines '[Epoch e, iter: i] top1: ..., loss: ..., avg_ips: ... images/sec.' and\n"
     "' * Acc@1 X Acc@5 Y'.\n"
-    "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable image, label out of range), 5 checkpoint\n"
-    "I/O (corrupt, truncated, other model), 6 loss became NaN/inf, 7 feature not built (gpu) or no\n"
-    "CUDA device, 70 a CUDA call failed.\n"
-    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else LOCAL_RANK, else 0.\n"
-    "Rank and world come from the environment tipc launch sets\n"
-    "(RANK/WORLD_SIZE or PADDLE_TRAINER_ID/PADDLE_TRAINERS_NUM).\n";
-
-static int env_int(const char *a, const char *b, int dflt)
-{
-    const char *v = getenv(a);
-    if (!v || !*v) v = getenv(b);
-    int out;
-    return v && *v && parse_int(v, 0, 1 << 20, &out) ? out : dflt;
-}
+    "Exit codes: 0 ok, 2 usage/recipe, 3 data (unreadable or damaged image, label out of range), 5\n"
+    "checkpoint I/O (corrupt, truncated, other model), 6 not finite (a loss, a weight or BN statistic,\n"
+    "an eval logit, a checkpoint's value), 7 feature not built (gpu) or no CUDA device, 70 a CUDA\n"
+    "call failed.\n"
+    "--device gpu trains on CUDA device TIPC_DEVICE (set by tipc launch), else the local rank, else 0.\n"
+    "Rank and world come from the launcher that started this process: tipc launch, torchrun,\n"
+    "Paddle's launch, srun (one task per rank), mpirun, or RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT\n"
+    "(docs/distributed.md \"Other launchers\"); a malformed variable is exit 2 naming it.\n";
 
 struct train_flags {
     const char *config, *data_path, *output_dir, *pretrained, *resume, *device, *amp, *precision, *model;
     const char *metrics, *stage, *progress;   /* set by `tipc run` through the environment */
+    const char *run_id;                        /* set by `tipc launch` (TIPC_RUN_ID) */
     struct strv over;
     int epochs, batch, seed, print_freq, workers, threads, sim_world, save_steps, restart;
     double lr;
-    bool test_only, use_gpu;
+    bool test_only, use_gpu, real_data;
     struct comm_opts comm;
     bool cuda_graph;
     struct backend_settings eng;
@@ -143,11 +141,18 @@ int cmd_train(int argc, char **argv)
          "a collective that takes longer fails naming the rank (default 300)", "TIPC_COMM_TIMEOUT", NULL},
         {"--watchdog", NULL, OPT_INT, &f.comm.watchdog_s, NULL, 0, 86400, "S",
          "abort the job when a collective is stuck this long (0: the timeout + 5 s)", "TIPC_WATCHDOG", NULL},
+        {"--real-data", NULL, OPT_SWITCH, &f.real_data, NULL, 0, 0, NULL,
+         "refuse synthetic data (made in memory, or tipc prepare's synthetic default\n"
+         "in the data folder): exit 3 (tipc run --real-data sets TIPC_REAL_DATA)", "TIPC_REAL_DATA", NULL},
         {"TIPC_METRICS", NULL, OPT_STR, &f.metrics, NULL, 0, 0, "FILE", "append the training metrics (JSON lines) to FILE (set by tipc run)", "TIPC_METRICS", NULL},
         {"TIPC_STAGE", NULL, OPT_STR, &f.stage, NULL, 0, 0, "NAME", "this stage's name in the run's report (set by tipc run)", "TIPC_STAGE", NULL},
         {"TIPC_RESTART_COUNT", NULL, OPT_INT, &f.restart, NULL, 0, 1000, "N",
          "the attempt's number under `tipc launch --max_restarts` (set by it): above 0,\n"
          "resume from the newest complete checkpoint in the output folder", "TIPC_RESTART_COUNT", NULL},
+        {"TIPC_RUN_ID", NULL, OPT_STR, &f.run_id, NULL, 0, 0, "ID",
+         "this run's id, written into every checkpoint (set by `tipc launch`, the same for\n"
+         "all its restarts, which resume only from checkpoints of this id; default: a new one)",
+         "TIPC_RUN_ID", NULL},
         ENGINE_SETTINGS_OPTS(f.eng),
         {"TIPC_PROGRESS", NULL, OPT_STR, &f.progress, NULL, 0, 0, "bar|lines|none",
          "progress display (default: a bar when stderr is a terminal, else lines)", "TIPC_PROGRESS", NULL},
@@ -162,24 +167,33 @@ int cmd_train(int argc, char **argv)
     if (st == TIPC_OK && !help) st = apply_flags(&o, &f);
     if (st == TIPC_OK && !help) {
         o.pretrained = f.pretrained, o.resume = f.resume, o.test_only = f.test_only, o.threads = f.threads;
+        /* rank and world from whichever launcher started this process (rank_env.h): a malformed
+         * variable is a usage error naming it, never a silent one-rank job */
+        struct rank_env re;
+        st = rank_env_read(&re);
+        o.rank = re.rank, o.world = re.world, o.local_rank = re.local_rank;
+        if (!f.restart && re.restart > 0) f.restart = re.restart;   /* torchrun --max-restarts: resume too */
+        o.real_data = f.real_data;
         o.restart = f.restart;
+        o.run_id = f.run_id;
+        if (f.run_id && (strlen(f.run_id) >= CKPT_RUN_ID_MAX || strspn(f.run_id, "0123456789abcdefghijklmnopqrstuvwxyz"
+                                                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ._-") != strlen(f.run_id)))
+            st = error_msg(TIPC_EUSAGE, "train: TIPC_RUN_ID '%s' must be 1..%d letters, digits, '.', '_' or '-'",
+                           f.run_id, CKPT_RUN_ID_MAX - 1);
         o.resume_auto = f.restart > 0 || (f.resume && !strcmp(f.resume, "auto"));
         if (f.resume && !strcmp(f.resume, "auto")) o.resume = NULL;
         o.cuda_graph = f.cuda_graph;
-        o.rank = env_int("RANK", "PADDLE_TRAINER_ID", 0);
-        o.world = env_int("WORLD_SIZE", "PADDLE_TRAINERS_NUM", 1);
-        if (o.world < 1 || o.rank >= o.world) st = error_msg(TIPC_EDIST, "train: rank %d of world %d", o.rank, o.world);
-        else if (f.test_only && !f.pretrained && !f.resume)
+        if (st == TIPC_OK && f.test_only && !f.pretrained && !f.resume)
             st = error_msg(TIPC_EUSAGE, "train: --test-only needs --pretrained=CKPT");
-        else if (f.s_sim && (f.sim_world < 1 || f.sim_world > 4096))
+        else if (st == TIPC_OK && f.s_sim && (f.sim_world < 1 || f.sim_world > 4096))
             st = error_msg(TIPC_EUSAGE, "train: --simulate-world %d: want 1..4096 ranks", f.sim_world);
-        else if (f.s_sim && (o.world > 1 || f.resume))
-            st = error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with %s",
-                           o.world > 1 ? "WORLD_SIZE > 1 (tipc launch)" : "--resume");
+        else if (st == TIPC_OK && f.s_sim && (o.world > 1 || f.resume))
+            st = o.world > 1 ? error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with %s=%d (%s)",
+                                         re.world_var, o.world, re.launcher)
+                             : error_msg(TIPC_EUSAGE, "train: --simulate-world runs in one process: not with --resume");
         o.simulate_world = f.s_sim ? f.sim_world : 0;
     }
     if (st == TIPC_OK && !help) {
-        o.local_rank = env_int("LOCAL_RANK", "PADDLE_LOCAL_RANK", o.rank);
         const struct recipe *r = &o.r;
         if (r->fuse_grad_size_in_MB < 0 || r->local_sgd_steps < 1 || r->local_sgd_is_warm_steps < 0 || r->check_every < 0)
             st = error_msg(TIPC_EUSAGE, "train: Distributed.fuse_grad_size_in_MB, local_sgd_is_warm_steps and "
@@ -208,6 +222,7 @@ int cmd_train(int argc, char **argv)
         /* `tipc run` says where the run's metrics go, this stage's report name and how to show progress */
         struct train_log tl;
         st = train_log_open(&tl, f.metrics, f.stage, train_log_style(f.progress, o.world), o.rank, o.world);
+        train_log_set_comm(&tl, o.comm, o.local_rank);   /* each node's report draws every rank */
         o.log = &tl;
         if (st == TIPC_OK) st = train_run(&o);
         train_log_close(&tl);

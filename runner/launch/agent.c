@@ -52,6 +52,7 @@ static char **rank_env(const struct launch_job *J, const struct rank_proc *r)
     ENV(&e, "TIPC_DEVICE", "%d", r->device);
     ENV(&e, "TIPC_STATUS_FD", "%d", J->status_pipe[1]);
     ENV(&e, "TIPC_RESTART_COUNT", "%d", J->round);   /* > 0: `tipc train` resumes (resume.h) */
+    ENV(&e, "TIPC_RUN_ID", "%s", J->run_id);          /* ... only from this launch's checkpoints */
     ENV(&e, "TORCHELASTIC_RESTART_COUNT", "%d", J->round);
     ENV(&e, "TORCHELASTIC_MAX_RESTARTS", "%d", o->max_restarts);
     ENV(&e, "FLAGS_selected_gpus", "%d", r->device);
@@ -86,6 +87,16 @@ static enum tipc_status open_log(struct launch_job *J, struct rank_proc *r, cons
         return TIPC_OK;
     }
     char *path = xasprintf("%s/workerlog.%d", J->o->log_dir, r->rank);
+    if (J->o->log_append) {   /* --log_overwrite=false: on at the end of our own regular file, else a fresh one */
+        int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat sb;
+        if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_nlink == 1 && sb.st_uid == geteuid()) {
+            r->log_fd = fd;
+            free(path);
+            return TIPC_OK;
+        }
+        if (fd >= 0) close(fd);
+    }
     /* a fresh file, never through what is there: unlinking drops only the name (a planted symlink
      * or hard link), O_EXCL|O_NOFOLLOW refuses one planted again in between */
     if (unlink(path) && errno != ENOENT) {
@@ -405,12 +416,13 @@ int launch_run(struct launch_opts *o)
         free(cause);
         job_leave(&J, code == 0);
     } else {
-        long h = J.cl.last_http;   /* tell the others, if the store is there and took our token */
+        /* tell the others, if this node had joined (its view is in the store): a node refused at the
+         * door (another job's, a second launch of a node) writes nothing into that job's store */
         char *msg = st == TIPC_EINTR ? xasprintf("node %d (%s) was interrupted while joining", o->node_rank, o->self_ip)
                                      : xasprintf("node %d (%s) failed to join (see its launcher's output)",
                                                  o->node_rank, o->self_ip);
         if (st == TIPC_EINTR) error_msg(st, "launch: %s", msg);
-        if (J.cl.base && (h == 200 || h == 404 || h == 412)) job_post_failure(&J, msg);
+        if (J.cl.base && J.published) job_post_failure(&J, msg);
         free(msg);
         job_abort_join(&J);
     }

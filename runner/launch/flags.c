@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launch.h"
 #include "../../core/check.h"
 #include "../../core/options.h"
 #include "../../core/parse.h"
 #include "../../core/strv.h"
+#include "../../engine/backend/backend.h"   /* backend_gpu_count: --nproc_per_node=auto|gpu */
 #include "../../core/banned.h"
 
 static const char about[] =
@@ -94,6 +96,43 @@ static enum tipc_status set_nnodes(const struct opt *op, const char *v, void *ds
     return TIPC_OK;
 }
 
+/* torchrun's --nproc_per_node: N, or gpu (one rank per CUDA device), cpu (one per CPU), auto (gpu
+ * when there is a device, else cpu). */
+static enum tipc_status set_nproc(const struct opt *op, const char *v, void *dst)
+{
+    (void)op;
+    int *n = dst, gpus = -1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!strcmp(v, "gpu") || !strcmp(v, "auto")) gpus = backend_gpu_count();
+    if (!strcmp(v, "gpu") && gpus < 1)
+        return error_msg(TIPC_EUSAGE, "launch: --nproc_per_node=gpu but this tipc sees no CUDA device%s",
+                         gpus < 0 ? "" : " (a build without CUDA, or no GPU)");
+    if (gpus > 0) *n = gpus;
+    else if (!strcmp(v, "cpu") || !strcmp(v, "auto")) *n = cpus < 1 ? 1 : cpus > LAUNCH_MAX_NPROC ? LAUNCH_MAX_NPROC : (int)cpus;
+    else if (!parse_int(v, 1, LAUNCH_MAX_NPROC, n))
+        return error_msg(TIPC_EUSAGE, "launch: --nproc_per_node '%s': want 1..%d, auto, cpu or gpu", v, LAUNCH_MAX_NPROC);
+    return TIPC_OK;
+}
+
+/* Paddle's --log_overwrite BOOL: true replaces each workerlog.N (tipc's default), false appends. */
+static enum tipc_status set_log_overwrite(const struct opt *op, const char *v, void *dst)
+{
+    bool overwrite = true;
+    TRY(opt_on_off(op, v, &overwrite));
+    *(bool *)dst = !overwrite;
+    return TIPC_OK;
+}
+
+/* Paddle's --run_mode: tipc launch runs collective (data-parallel) jobs only. */
+static enum tipc_status set_run_mode(const struct opt *op, const char *v, void *dst)
+{
+    (void)op, (void)dst;
+    if (strcmp(v, "collective"))
+        return error_msg(TIPC_EUSAGE, "launch: --run_mode=%s: tipc launch runs collective jobs only (no parameter "
+                         "servers or RPC); use --run_mode=collective or leave it out", v);
+    return TIPC_OK;
+}
+
 static enum tipc_status set_master(const struct opt *op, const char *v, void *dst)
 {
     struct launch_opts *o = dst;
@@ -145,8 +184,9 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv, bool
          "addresses (node 0, the first, serves the rendezvous store)", NULL, set_ips},
         {"--gpus", "--devices --selected_gpus", OPT_FN, o, NULL, 0, 0, "0,1", "devices, one rank each (on CPU: slots); sets\n"
          "FLAGS_selected_gpus", NULL, set_gpus},
-        {"--nproc_per_node", "--nproc-per-node", OPT_INT, &o->nproc, NULL, 1, LAUNCH_MAX_NPROC, "N",
-         "ranks per node when --gpus is not given (default 1)", NULL, NULL},
+        {"--nproc_per_node", "--nproc-per-node", OPT_FN, &o->nproc, NULL, 0, 0, "N|auto|cpu|gpu",
+         "ranks per node when --gpus is not given (default 1); torchrun's auto\n(a rank per GPU, else per CPU), "
+         "cpu, gpu", NULL, set_nproc},
         {"--nnodes", NULL, OPT_FN, &o->nnodes, NULL, 0, 0, "N", "nodes in the job (default: the length of --ips, else 1)", NULL, set_nnodes},
         {"--node_rank", "--node-rank --rank", OPT_INT, &o->node_rank, NULL, 0, LAUNCH_MAX_NODES - 1, "N", "this node's index directly", NULL, NULL},
         {"--node_ip", "--host", OPT_FN, &o->node_ip, NULL, 0, 0, "IP", "say which entry of --ips is this node (else env POD_IP,\n"
@@ -157,6 +197,10 @@ enum tipc_status launch_parse(struct launch_opts *o, int argc, char **argv, bool
         {"--master_port", "--master-port", OPT_INT, &o->master_port, NULL, 0, 65535, "PORT", "the master's port (torchrun)", NULL, NULL},
         {"--log_dir", NULL, OPT_FN, &o->log_dir, NULL, 0, 0, "DIR", "per-rank logs DIR/workerlog.RANK (default ./log; `tipc run`\n"
          "sets TIPC_LOG_DIR to the training's output folder + /log)", "TIPC_LOG_DIR", set_owned_str},
+        {"--log_overwrite", "--log-overwrite", OPT_FN, &o->log_append, NULL, 0, 0, "BOOL",
+         "Paddle's: true replaces each workerlog.RANK (default), false appends to it", NULL, set_log_overwrite},
+        {"--run_mode", "--run-mode", OPT_FN, NULL, NULL, 0, 0, "collective", "Paddle's: only collective (data-parallel) "
+         "jobs", NULL, set_run_mode},
         {"--job_id", "--rdzv-id", OPT_FN, &o->job_id, NULL, 0, 0, "ID", "job name in the store (default 'default')", "TIPC_JOB_ID", set_owned_str},
         {"--join_timeout", NULL, OPT_INT, &o->join_timeout_s, NULL, 1, 86400, "S", "fail if not every node joined within S seconds (default 60)", NULL, NULL},
         {"--heartbeat_timeout", NULL, OPT_INT, &o->heartbeat_s, NULL, 2, 86400, "S", "declare a silent node dead after S seconds (default 10)", NULL, NULL},

@@ -50,6 +50,10 @@ struct launch_job {
     char *beats;                 /* this node's ranks' last beats, for alive/N (owned, under mu) */
     char **peer_ips;             /* [nnodes] each node's address, from its view (owned) */
     int round;                   /* the attempt: 0, then one more per restart (keys under rK/) */
+    char run_id[24];             /* this launch's run id (TIPC_RUN_ID of every rank of every attempt):
+                                    node 0's, from its view; a restart resumes only from its files */
+    bool published;              /* this node's view is in the store: it belongs to the job there */
+    char node0[96];              /* "pid P on HOST": node 0's launcher, from its view (for messages) */
 };
 
 /* notice.c: the job's failure notice. */

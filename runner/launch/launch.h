@@ -31,6 +31,7 @@ struct launch_opts {
     char *env_master;    /* env TIPC_MASTER=HOST:PORT (how `tipc run` passes --master down) */
     int master_port;
     char *log_dir;       /* --log_dir, default "log" */
+    bool log_append;     /* --log_overwrite=false (Paddle's default): workerlog.N goes on, not replaced */
     char *job_id;        /* --job_id, else env TIPC_JOB_ID, else "default" */
     int join_timeout_s;  /* --join_timeout, default 60 */
     int heartbeat_s;     /* --heartbeat_timeout: a silent node is declared dead after this, default 10 */
@@ -68,6 +69,11 @@ int launch_run(struct launch_opts *o);
 /* secret.c: the job's token from TIPC_JOB_TOKEN, TIPC_JOB_TOKEN_FILE (0600), a random one for
  * one node, this user's host secret when every node is on this host; else TIPC_EUSAGE. */
 enum tipc_status launch_secret(struct launch_opts *o);
+/* The job's fingerprint (16 hex digits, malloc'ed): what every node of a job must agree on and what
+ * tells two jobs apart. TIPC_JOB_FINGERPRINT when set (`tipc run` derives one from its config, mode
+ * and stage), else the command's words, except the values of per-node output flags (nodes may each
+ * write their own folder). */
+char *launch_fingerprint(const struct launch_opts *o);
 void launch_opts_free(struct launch_opts *o);
 
 /* hosts.c: */

@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -27,7 +28,8 @@ static int listen_any_port(const char *ip, int *port, int *err)
     *err = 0;
     if (getaddrinfo(ip, "0", &hints, &ai)) return *err = EADDRNOTAVAIL, -1;
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
+    if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, SOMAXCONN) ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)) {
         *err = errno;
         if (fd >= 0) close(fd);
         freeaddrinfo(ai);
@@ -41,6 +43,13 @@ static int listen_any_port(const char *ip, int *port, int *err)
     getnameinfo((struct sockaddr *)&ss, sl, NULL, 0, ps, sizeof ps, NI_NUMERICSERV);
     parse_int(ps, 1, 65535, port);
     return fd;
+}
+
+/* Take and close what waits on the probe's socket: a peer's probe needs only the handshake, and a
+ * queue nobody empties would let anyone who finds the port fill it and fail the job's probe. */
+static void drain(int fd)
+{
+    for (int i = 0, c; i < 4096 && (c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0; i++) close(c);
 }
 
 /* 0, or the errno of a TCP connect to ip:port that did not complete within timeout_ms. */
@@ -65,7 +74,7 @@ static int try_connect(const char *ip, int port, int timeout_ms)
 }
 
 /* Connect to every other node's probe; returns a malloc'ed description of the first failure or NULL. */
-static char *probe_peers(struct launch_job *J, double deadline, enum tipc_status *st)
+static char *probe_peers(struct launch_job *J, int lfd, double deadline, enum tipc_status *st)
 {
     const struct launch_opts *o = J->o;
     for (int i = 0; i < o->nnodes && !*st; i++) {
@@ -73,6 +82,7 @@ static char *probe_peers(struct launch_job *J, double deadline, enum tipc_status
         char *k = xasprintf("probe/%d", i), *val = NULL;
         bool found = false;
         while (!found && !*st && now_seconds() < deadline) {
+            drain(lfd);
             *st = rdzv_get(&J->cl, k, 500, false, &found, &val, NULL);
             if (!*st && interrupted()) *st = TIPC_EINTR;
         }
@@ -84,6 +94,7 @@ static char *probe_peers(struct launch_job *J, double deadline, enum tipc_status
             return xasprintf("node %d (%s) never published its probe port", i, J->peer_ips[i]);
         }
         free(val);
+        drain(lfd);
         int err = try_connect(J->peer_ips[i], port, 3000);
         if (err)
             return xasprintf("node %d (%s) cannot open a TCP connection to node %d at %s:%d: %s", o->node_rank,
@@ -93,13 +104,14 @@ static char *probe_peers(struct launch_job *J, double deadline, enum tipc_status
 }
 
 /* Wait until every node published probed/N; the first non-"ok" verdict is the job's failure. */
-static enum tipc_status wait_verdicts(struct launch_job *J, double deadline)
+static enum tipc_status wait_verdicts(struct launch_job *J, int lfd, double deadline)
 {
     for (int i = 0; i < J->o->nnodes; i++) {
         char *k = xasprintf("probed/%d", i), *val = NULL;
         bool found = false;
         enum tipc_status st = TIPC_OK;
         while (!found && !st && now_seconds() < deadline) {
+            drain(lfd);
             st = rdzv_get(&J->cl, k, 500, false, &found, &val, NULL);
             if (!st && interrupted()) st = TIPC_EINTR;
         }
@@ -137,13 +149,13 @@ enum tipc_status job_probe(struct launch_job *J)
     snprintf(ps, sizeof ps, "%d", port);
     char *k = xasprintf("probe/%d", o->node_rank), *v = xasprintf("probed/%d", o->node_rank);
     enum tipc_status st = rdzv_put(&J->cl, k, ps, strlen(ps), false, NULL);
-    char *bad = st ? NULL : probe_peers(J, deadline, &st);
+    char *bad = st ? NULL : probe_peers(J, fd, deadline, &st);
     if (!st) {
         const char *verdict = bad ? bad : "ok";
         st = rdzv_put(&J->cl, v, verdict, strlen(verdict), false, NULL);
         if (bad) job_post_failure(J, bad);
     }
-    if (!st) st = wait_verdicts(J, deadline);   /* keep listening until everyone has probed */
+    if (!st) st = wait_verdicts(J, fd, deadline);   /* keep listening until everyone has probed */
     close(fd);
     free(k), free(v), free(bad);
     return st;

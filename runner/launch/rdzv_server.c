@@ -9,16 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "rdzv_gate.h"
 #include "../../core/check.h"
 #include "../../core/parse.h"
 #include "../../core/banned.h"
 
 struct rdzv_server {
     struct MHD_Daemon *d;
+    struct rdzv_gate *gate;    /* owns the listening socket: connections reach d authenticated */
     int fd, port;
     struct rdzv_store *store;
 };
@@ -83,6 +86,21 @@ static void req_done(void *cls, struct MHD_Connection *con, void **con_cls, enum
     *con_cls = NULL;
 }
 
+/* ---- the gate's hooks (rdzv_gate.h) ----------------------------------------------------------- */
+static bool gate_token_ok(void *cls, const char *token) { return rdzv_store_token_ok(((struct rdzv_server *)cls)->store, token); }
+
+static void gate_pass(void *cls, int fd, const struct sockaddr *addr, socklen_t len)
+{
+    MHD_add_connection(((struct rdzv_server *)cls)->d, fd, addr, len);   /* closes fd when it cannot take it */
+}
+
+static char *gate_refusal(void *cls)
+{
+    struct rdzv_reply rp;
+    rdzv_store_refuse(((struct rdzv_server *)cls)->store, &rp);
+    return rp.body;
+}
+
 /* ---- server lifecycle ------------------------------------------------------------------------ */
 static enum tipc_status listen_on(const char *bind_ip, int port, int *fd_out, int *port_out)
 {
@@ -105,6 +123,7 @@ static enum tipc_status listen_on(const char *bind_ip, int port, int *fd_out, in
             error_msg(TIPC_EDIST, "rendezvous: port %d in use on %s", port, ip);
             error_hint("another job or a leftover process holds it (ss -ltnp 'sport = :%d'); "
                        "pick another with --master=HOST:PORT, or port 0 for a free one on one node", port);
+            errno = EADDRINUSE;
             return TIPC_EDIST;
         }
         error_msg(TIPC_EDIST, "rendezvous: cannot listen on %s:%d: %s", ip, port, strerror(err));
@@ -132,20 +151,28 @@ enum tipc_status rdzv_server_start_for(struct rdzv_server **out, const char *bin
     }
     S->store = rdzv_store_new(job, token);
     unsigned per_ip = (unsigned)(clients > 0 ? clients : RDZV_DEFAULT_CLIENTS);
-    /* one thread per connection: the limits bound threads and memory; an idle or slow connection
-     * is closed after RDZV_IDLE_TIMEOUT_S, a client address never gets more than per_ip of them, so
-     * a flood from one address leaves room for every node of the job */
-    S->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL,
-                            handler, S, MHD_OPTION_LISTEN_SOCKET, S->fd, MHD_OPTION_NOTIFY_COMPLETED,
+    /* one thread per connection, and only authenticated connections get one: the gate holds the
+     * others. The limits bound threads and memory; an idle or slow authenticated connection is
+     * closed after RDZV_IDLE_TIMEOUT_S */
+    S->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                            MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC, 0, NULL, NULL,
+                            handler, S, MHD_OPTION_NOTIFY_COMPLETED,
                             req_done, S, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)RDZV_IDLE_TIMEOUT_S,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
                             MHD_OPTION_CONNECTION_LIMIT, per_ip + RDZV_SPARE_CONNECTIONS,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32 * 1024, MHD_OPTION_END);
-    if (!S->d) {
+    struct rlimit rl;   /* the waiting connections must leave the job its descriptors */
+    int max_pending = RDZV_GATE_MAX;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < (rlim_t)max_pending)
+        max_pending = rl.rlim_cur / 4 > 16 ? (int)(rl.rlim_cur / 4) : 16;
+    struct rdzv_gate_opts go = {S->fd, RDZV_GATE_PER_ADDR, max_pending, RDZV_HEADER_DEADLINE_S, gate_token_ok,
+                                gate_pass, gate_refusal, S};
+    st = S->d ? rdzv_gate_start(&S->gate, &go)
+              : error_msg(TIPC_EDIST, "rendezvous: cannot start the HTTP server on port %d", port);
+    if (st) {
         close(S->fd);
-        S->fd = -1;
         rdzv_server_stop(S);
-        return error_msg(TIPC_EDIST, "rendezvous: cannot start the HTTP server on port %d", port);
+        return st;
     }
     *out = S;
     return TIPC_OK;
@@ -159,9 +186,17 @@ enum tipc_status rdzv_server_start(struct rdzv_server **out, const char *bind_ip
 
 int rdzv_server_port(const struct rdzv_server *S) { return S->port; }
 
+void rdzv_server_set_about(struct rdzv_server *S, const char *about) { rdzv_store_set_about(S->store, about); }
+
+unsigned long rdzv_server_refused(struct rdzv_server *S, char *addr, size_t cap)
+{
+    return rdzv_gate_refused(S->gate, addr, cap);
+}
+
 void rdzv_server_stop(struct rdzv_server *S)
 {
     if (!S) return;
+    rdzv_gate_stop(S->gate);   /* no new connection from here on; closes the listening socket */
     rdzv_store_stop(S->store);
     if (S->d) MHD_stop_daemon(S->d);   /* joins the connection threads, closes the listen socket */
     rdzv_store_free(S->store);

@@ -18,6 +18,7 @@ struct kv_entry { char *key; char *val; size_t n; double t; };
 
 struct rdzv_store {
     char *job, *token;
+    char *about;                /* what a client with another token is told (rdzv_store_set_about) */
     size_t token_len;
     pthread_mutex_t mu;
     pthread_cond_t cv;          /* signalled on every PUT and on stop */
@@ -62,7 +63,27 @@ void rdzv_store_free(struct rdzv_store *S)
     pthread_mutex_destroy(&S->mu);
     free(S->job);
     free(S->token);
+    free(S->about);
     free(S);
+}
+
+void rdzv_store_set_about(struct rdzv_store *S, const char *about)
+{
+    pthread_mutex_lock(&S->mu);
+    free(S->about);
+    S->about = about ? xstrdup(about) : NULL;
+    pthread_mutex_unlock(&S->mu);
+}
+
+unsigned rdzv_store_refuse(struct rdzv_store *S, struct rdzv_reply *out)
+{
+    pthread_mutex_lock(&S->mu);
+    char *msg = S->about ? xasprintf("wrong job token; %s\n", S->about) : xasprintf("wrong job token\n");
+    pthread_mutex_unlock(&S->mu);
+    out->code = 403;
+    out->body = msg;
+    out->n = strlen(msg);
+    return 403;
 }
 
 bool rdzv_store_token_ok(const struct rdzv_store *S, const char *token)
@@ -161,7 +182,7 @@ unsigned rdzv_store_precheck(struct rdzv_store *S, const char *method, const cha
                              const char *content_length, struct rdzv_reply *out)
 {
     memset(out, 0, sizeof *out);
-    if (!rdzv_store_token_ok(S, token)) return say(out, 403, xasprintf("wrong job token\n"));
+    if (!rdzv_store_token_ok(S, token)) return rdzv_store_refuse(S, out);
     if (!url_key(S, url, out)) return out->code;
     bool put = method && strcmp(method, "PUT") == 0;
     if (!put && !(method && strcmp(method, "GET") == 0)) return say(out, 405, xasprintf("use GET or PUT\n"));

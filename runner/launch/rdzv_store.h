@@ -27,6 +27,11 @@ void rdzv_store_stop(struct rdzv_store *S);
 /* Longest GET wait honoured (ms; default one hour). The fuzz harness sets 0. */
 void rdzv_store_limit_wait(struct rdzv_store *S, long max_ms);
 
+/* What a request with another token is told besides "wrong job token": which job holds this store
+ * (its id, fingerprint, node 0's pid and host; nothing secret), so a second job on the same port
+ * can name the first. NULL: nothing more. */
+void rdzv_store_set_about(struct rdzv_store *S, const char *about);
+
 /* Constant-time check of a request's token (NULL = header absent). */
 bool rdzv_store_token_ok(const struct rdzv_store *S, const char *token);
 
@@ -35,6 +40,8 @@ struct rdzv_reply {
     char *body;   /* malloc'ed, NUL-terminated; n bytes */
     size_t n;
 };
+/* The 403 reply to a request with a wrong or missing token (*out filled; returns 403). */
+unsigned rdzv_store_refuse(struct rdzv_store *S, struct rdzv_reply *out);
 /* Everything a request can be judged on before its body arrives: token, path, method, declared
  * length. 0 = go on and read the body, else the HTTP code, with *out filled. */
 unsigned rdzv_store_precheck(struct rdzv_store *S, const char *method, const char *url, const char *token,

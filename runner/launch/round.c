@@ -100,8 +100,9 @@ void job_abort_join(struct launch_job *J)
     job_stop_watcher(J);
     if (!J->cl.base) return;
     char *k = node_key("left", J->o->node_rank);
-    long h = J->cl.last_http;
-    if (h == 200 || h == 404 || h == 412) rdzv_put(&J->cl, k, "1", 1, false, NULL);
+    /* only a node that joined says it left: one refused at the door (another job's, a duplicate
+     * node) writes nothing into the store of the job that holds it */
+    if (J->published) rdzv_put(&J->cl, k, "1", 1, false, NULL);
     free(k);
     if (!J->server) return;
     linger(J, 3, false);   /* no heartbeats before the ranks start */

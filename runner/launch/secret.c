@@ -5,7 +5,9 @@
  *   3. one node: 32 random bytes (RAND_bytes), handed to the ranks in their environment;
  *   4. every node on this host (all --ips, or the master, are loopback addresses): an HMAC of this
  *      user's host secret (created once, 0600, in a 0700 directory of this user), which only this
- *      user (and root) can read, and no other host can reach loopback;
+ *      user (and root) can read, and no other host can reach loopback. The HMAC covers the job id
+ *      and the job's fingerprint, so each job has its own token: another job of the same user on
+ *      the same port is answered 403 and can neither read this job's keys nor stop it;
  *   5. otherwise: refused (exit 2). A token derivable from public facts (job id, endpoint) would let
  *      anyone who can reach the store read keys and post a failure that stops every node. */
 #include "launch.h"
@@ -16,6 +18,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include "../../core/check.h"
+#include "../../core/sha256.h"
 #include "../../core/banned.h"
 
 #define SECRET_BYTES 32
@@ -33,6 +37,36 @@ static char *hex(const unsigned char *b, size_t n)
     char *s = xmalloc(2 * n + 1);
     for (size_t i = 0; i < n; i++) snprintf(s + 2 * i, 3, "%02x", b[i]);
     return s;
+}
+
+/* A flag whose value may differ per node (where this node writes): "--output-dir", "--log_dir",
+ * "--save-inference-dir", "-o Global.output_dir=...". */
+static bool per_node_flag(const char *w)
+{
+    if (w[0] != '-' && !strstr(w, "output_dir=")) return false;
+    size_t n = strcspn(w, "=");
+    for (const char *k = w; k < w + n; k++)
+        if (!strncmp(k, "output", 6) || !strncmp(k, "save", 4) || !strncmp(k, "log_dir", 7) || !strncmp(k, "log-dir", 7))
+            return true;
+    return false;
+}
+
+char *launch_fingerprint(const struct launch_opts *o)
+{
+    const char *run = getenv("TIPC_JOB_FINGERPRINT");
+    struct sha256 h;
+    char md[65];
+    sha256_init(&h);
+    if (run && *run) sha256_update(&h, run, strlen(run) + 1);
+    else
+        for (int i = 0; i < o->ncmd; i++) {
+            const char *w = o->cmd[i];
+            bool masked = per_node_flag(w);
+            sha256_update(&h, w, masked ? strcspn(w, "=") : strlen(w) + 1);
+            if (masked && !strchr(w, '=') && i + 1 < o->ncmd) i++;   /* "--output-dir DIR": skip DIR */
+        }
+    sha256_final_hex(&h, md);
+    return xstrndup(md, 16);
 }
 
 /* Does host resolve to loopback addresses only? */
@@ -100,18 +134,54 @@ static enum tipc_status read_secret_file(const char *path, const char *what, cha
     return TIPC_OK;
 }
 
-/* This user's host secret: $XDG_RUNTIME_DIR/tipc/host-secret, else /tmp/tipc-UID/host-secret.
- * Created once, atomically (written to a temp name, then link()ed: the first creator wins). */
+/* A folder in which only this user can create names: a directory of ours that group and others
+ * cannot write (a home folder, systemd's /run/user/UID). */
+static bool only_mine(const char *dir)
+{
+    struct stat st;
+    return dir && dir[0] == '/' && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+           !(st.st_mode & 022);
+}
+
+/* Where this user's host secret lives: a folder only this user can create, so another user cannot
+ * take its name first: $XDG_RUNTIME_DIR/tipc, else ~/.tipc ($HOME, else the password entry's home).
+ * Only when neither exists: /tmp/tipc-UID, which another user could have created first (refused
+ * below, naming that user). */
+static char *secret_dir(void)
+{
+    const char *rt = getenv("XDG_RUNTIME_DIR"), *home = getenv("HOME");
+    if (only_mine(rt)) return xasprintf("%s/tipc", rt);
+    if (!home || !*home) {
+        struct passwd *pw = getpwuid(geteuid());
+        home = pw ? pw->pw_dir : NULL;
+    }
+    if (only_mine(home)) return xasprintf("%s/.tipc", home);
+    return xasprintf("/tmp/tipc-%u", (unsigned)geteuid());
+}
+
+/* The secret folder exists but is another user's: nothing we can chmod. Say whose, and the ways out. */
+static enum tipc_status squatted(const char *dir, const struct stat *st)
+{
+    struct passwd *pw = getpwuid(st->st_uid);
+    error_msg(TIPC_EUSAGE, "launch: secret directory '%s' belongs to user %s (uid %u), not to you: another user "
+              "created it first, so it cannot hold your secret", dir, pw ? pw->pw_name : "?", (unsigned)st->st_uid);
+    error_hint("give tipc a private place of yours: a home folder of yours ($HOME, mode 0700 or 0755) or "
+               "XDG_RUNTIME_DIR=DIR (a folder of yours, mode 0700); or export TIPC_JOB_TOKEN (the same on every node)");
+    return TIPC_EUSAGE;
+}
+
+/* This user's host secret (secret_dir()/host-secret). Created once, atomically (written to a temp
+ * name, then link()ed: the first creator wins). */
 static enum tipc_status host_secret(char **out)
 {
-    const char *rt = getenv("XDG_RUNTIME_DIR");
-    char *dir = rt && *rt ? xasprintf("%s/tipc", rt) : xasprintf("/tmp/tipc-%u", (unsigned)geteuid());
+    char *dir = secret_dir();
     char *path = xasprintf("%s/host-secret", dir), *tmp = NULL;
     enum tipc_status rc = TIPC_OK;
     struct stat st;
     if (mkdir(dir, 0700) && errno != EEXIST)
         rc = error_msg(TIPC_EUSAGE, "launch: cannot create '%s': %s", dir, strerror(errno));
     if (!rc && lstat(dir, &st)) rc = error_msg(TIPC_EUSAGE, "launch: '%s': %s", dir, strerror(errno));
+    if (!rc && st.st_uid != geteuid()) rc = squatted(dir, &st);
     if (!rc) rc = check_private(dir, &st, true, "secret directory");
     if (!rc && access(path, F_OK)) {
         unsigned char r[SECRET_BYTES];
@@ -153,11 +223,15 @@ enum tipc_status launch_secret(struct launch_opts *o)
     if (all_nodes_here(o)) {   /* every node is this user's process on this host */
         char *secret = NULL;
         TRY(host_secret(&secret));
-        static const char label[] = "tipc job token v1";
+        /* one token per job: the label, the job id and the job's fingerprint (what every node of
+         * the job agrees on), so two jobs of this user never share one */
+        char *fp = launch_fingerprint(o);
+        char *label = xasprintf("tipc job token v2|%s|%s", o->job_id ? o->job_id : "", fp);
         unsigned char mac[EVP_MAX_MD_SIZE];
         unsigned int ml = 0;
-        bool ok = HMAC(EVP_sha256(), secret, (int)strlen(secret), (const unsigned char *)label, sizeof label - 1,
+        bool ok = HMAC(EVP_sha256(), secret, (int)strlen(secret), (const unsigned char *)label, strlen(label),
                        mac, &ml) != NULL;
+        free(label), free(fp);
         OPENSSL_cleanse(secret, strlen(secret));
         free(secret);
         if (!ok) return error_msg(TIPC_EDIST, "launch: HMAC-SHA256 failed");

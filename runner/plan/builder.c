@@ -113,6 +113,31 @@ void pb_real_word(const struct builder *b, char **w)
     *w = r;
 }
 
+/* The value of `name=` among the space-separated words of loop values, malloc'ed, or NULL. */
+static char *loop_value(const char *vals, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = vals; *p;) {
+        size_t k = strcspn(p, " ");
+        if (k > n && !strncmp(p, name, n) && p[n] == '=') return xstrndup(p + n + 1, k - n - 1);
+        p += k;
+        while (*p == ' ') p++;
+    }
+    return NULL;
+}
+
+/* Does the stage need a GPU (`tipc run --skip-gpu`)? An inference with use_gpu True (or gpu); a
+ * Paddle config's training on a device (gpu_list item other than -1). Our own configs train
+ * where their recipe says (Global.device), whatever gpu_list holds. */
+static bool needs_gpu(const struct builder *b, enum stage_kind kind, const char *ctx, const char *mx)
+{
+    char *v = kind == STAGE_INFER ? loop_value(mx, "use_gpu") : kind == STAGE_TRAIN && !b->p->ours
+                                                               ? loop_value(ctx, "gpus") : NULL;
+    bool gpu = v && (kind == STAGE_INFER ? pb_sh_eq(v, "True") || pb_sh_eq(v, "gpu") : strcmp(v, "-1") != 0);
+    free(v);
+    return gpu;
+}
+
 enum tipc_status pb_add_stage(struct builder *b, enum stage_kind kind, const char *cmd, int line,
                                   const char *log, bool cat)
 {
@@ -149,7 +174,7 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
     s->kind = kind;
     s->line = line;
     char *shown = pb_real_dir(b, cmd);
-    if (kind <= STAGE_INFER) {
+    if (kind <= STAGE_SPEED) {
         char err[256], bad = 0;
         if (cmdline_parse(exec, &s->cl, err, sizeof err, &bad) != TIPC_OK) {
             char *e = pb_real_dir(b, exec);
@@ -171,6 +196,7 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
     s->cvd_value = b->cvd == CVD_SET ? xstrdup(b->cvd_value) : NULL;
     const char *ctx = b->ctx ? b->ctx : "", *mx = b->matrix ? b->matrix : "";
     s->matrix = xasprintf("%s%s%s", ctx, *ctx && *mx ? " " : "", mx);
+    s->needs_gpu = needs_gpu(b, kind, ctx, mx);
     s->dep = -1;
     switch (kind) {
     case STAGE_TRAIN:
@@ -181,9 +207,9 @@ enum tipc_status pb_add_stage_exec(struct builder *b, enum stage_kind kind, cons
     case STAGE_EVAL: s->dep = b->last_train; break;
     case STAGE_EXPORT: s->dep = b->last_train, b->last_export = p->n; break;
     case STAGE_INFER: s->dep = b->last_export >= 0 ? b->last_export : b->last_train; break;
-    case STAGE_NOTE: case STAGE_LINKS: case STAGE_COPY: case STAGE_APPEND: break;
+    case STAGE_SPEED: case STAGE_NOTE: case STAGE_LINKS: case STAGE_COPY: case STAGE_APPEND: break;
     }
-    if (kind <= STAGE_INFER) b->matrix = NULL;
+    if (kind <= STAGE_SPEED) b->matrix = NULL;
     p->n++;
     return TIPC_OK;
 }
@@ -293,6 +319,20 @@ enum tipc_status pb_check_trainers(struct builder *b, char **list, int n, const 
                             "this file", list[i]);
     }
     return TIPC_OK;
+}
+
+const char *pb_named_launcher(const char *run_train)
+{
+    static const char *const own[] = {"torchrun", "srun", "mpirun", "mpiexec"};
+    const char *p = run_train + strspn(run_train, " \t");
+    size_t n = strcspn(p, " \t");
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (n == strlen(own[i]) && !strncmp(p, own[i], n)) return own[i];
+    if (strncmp(p, "python", 6)) return NULL;   /* python3 -m paddle.distributed.launch / torch.distributed.run */
+    const char *m = p + n + strspn(p + n, " \t");
+    if (!strncmp(m, "-m paddle.distributed.launch", 28)) return "paddle.distributed.launch";
+    if (!strncmp(m, "-m torch.distributed.run", 24)) return "torch.distributed.run";
+    return NULL;
 }
 
 const char *pb_launcher(struct builder *b)

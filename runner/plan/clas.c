@@ -184,7 +184,7 @@ enum tipc_status build_clas(struct builder *b)
     /* func_parser_params without MODE never matches; then `[ ! $epoch_num ] && epoch_num=2` */
     char *epoch_num = pb_keep(b, cfg_mode_value(V(6), ""));
     if (!*epoch_num) epoch_num = "2";
-    if (!strcmp(V(4), "npu")) epoch_num = "1";
+    if (!strcmp(b->p->mode, "benchmark_train") || !strcmp(V(4), "npu")) epoch_num = "1";
     struct gpu_item *items = pb_keep(b, xcalloc((size_t)ng, sizeof *items));
     for (int i = 0; i < ng; i++) TRY(pb_parse_gpu(b, gpus[i], &items[i]));
     for (int i = 0; i < ng; i++) {

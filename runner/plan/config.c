@@ -194,3 +194,18 @@ char *cfg_set_param(const char *key, const char *value)
         return xstrdup(" ");
     return xasprintf("%s=%s", key, value);
 }
+
+int cfg_line_of(const struct tipc_config *cfg, const char *word, int fallback)
+{
+    if (!word || !*word) return fallback;
+    size_t n = strcspn(word, "=");
+    for (int i = 0; i < cfg->n; i++)
+        if (strlen(cfg->e[i].key) == n && !strncmp(cfg->e[i].key, word, n)) return cfg->e[i].line;
+    size_t len = strlen(word);
+    for (int i = 0; i < cfg->n; i++)
+        for (const char *v = strstr(cfg->e[i].value, word); v; v = strstr(v + 1, word)) {
+            char after = v[len];
+            if ((v == cfg->e[i].value || v[-1] == ' ') && (after == 0 || after == ' ')) return cfg->e[i].line;
+        }
+    return fallback;
+}

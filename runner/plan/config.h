@@ -53,6 +53,11 @@ enum tipc_status cfg_load(struct tipc_config *cfg, const char *path);
 enum tipc_status cfg_load_opts(struct tipc_config *cfg, const char *path, unsigned flags);
 void cfg_free(struct tipc_config *cfg);
 
+/* The physical line that holds `word` (an option "--epoch=5" or a path): the entry keyed by its name
+ * (the text before '='), else the first whose value holds it as a word; `fallback` when none. For
+ * messages about one flag or file of a command built from several lines. */
+int cfg_line_of(const struct tipc_config *cfg, const char *word, int fallback);
+
 /* Entry at 0-based position i (the original's lines[i]); an empty static entry when out of range. */
 const struct cfg_entry *cfg_at(const struct tipc_config *cfg, int i);
 

@@ -142,8 +142,10 @@ static enum tipc_status det_trainer(struct builder *b, const struct det_run *r)
     int nodes = multi_node ? g->nodes : 1;
     const char *save_log = FMT("%s/%s_gpus_%s_autocast_%s", b->p->log_dir, t, g->gpu, r->autocast);
     if (multi_node) save_log = FMT("%s_nodes_%d", save_log, nodes);
+    bool bench = !strcmp(b->p->mode, "benchmark_train");   /* set_shuffle, set_enable_ce */
     const char *rest = FMT("%s %s %s %s %s %s %s %s %s %s %s %s", set_use_gpu, SETP(K(7), save_log), set_epoch,
-                           SETP(K(9), dv(b, 9)), set_batchsize, set_filename, " ", set_amp_level, " ", set_autocast,
+                           SETP(K(9), dv(b, 9)), set_batchsize, set_filename, bench ? "TrainReader.shuffle=False" : " ",
+                           set_amp_level, bench ? "--enable_ce=True" : " ", set_autocast,
                            set_to_static, SETP(K(12), dv(b, 12)));
     const char *cmd;
     if (strlen(g->gpu) <= 2) cmd = FMT("%s %s LearningRate.base_lr=0.0001 log_iter=1 %s", b->python, run_train, rest);

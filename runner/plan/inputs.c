@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
@@ -82,28 +83,33 @@ struct missing {
     size_t n, cap;
 };
 
-static bool report_missing(struct missing *m, const struct stage *s, const char *config_path, const char *path)
+static bool report_missing(struct missing *m, const struct stage *s, const struct tipc_config *cfg, const char *path)
 {
+    const char *config_path = cfg->path;
+    int line = cfg_line_of(cfg, path, s->line);   /* the line that names it, not the command's first */
     for (size_t i = 0; i < m->n; i++)
         if (!strcmp(m->v[i], path)) return false;
     m->v = xgrow(m->v, sizeof *m->v, m->n + 1, &m->cap);
     m->v[m->n++] = xstrdup(path);
-    if (path[0] == '/') error_at(TIPC_EUSAGE, config_path, s->line, "'%s' does not exist", path);
-    else error_at(TIPC_EUSAGE, config_path, s->line, "'%s' does not exist in the config's folder or any folder above it", path);
+    if (path[0] == '/') error_at(TIPC_EUSAGE, config_path, line, "'%s' does not exist", path);
+    else error_at(TIPC_EUSAGE, config_path, line, "'%s' does not exist in the config's folder, any folder above it "
+                  "or the working directory", path);
     error_hint("paths in a config are relative to the folder that holds its configs/ (the repository root or "
                "PREFIX/share/tipc); see README \"Running from anywhere\"");
     return false;
 }
 
 /* One input word: resolve it in place; false (message printed once) when it is nowhere. */
-static bool resolve_one(struct stage *s, const char *config_path, char **word, const char *prefix,
+static bool resolve_one(struct stage *s, const struct tipc_config *cfg, char **word, const char *prefix,
                         const char *lead, struct missing *m)
 {
+    const char *config_path = cfg->path;
     const char *path = *word + strlen(prefix);
     if (!*path) return true;
-    if (path[0] == '/') return exists(path) || report_missing(m, s, config_path, path);
+    if (path[0] == '/') return exists(path) || report_missing(m, s, cfg, path);
     char *base = find_base(config_path, path);
-    if (!base) return report_missing(m, s, config_path, path);
+    if (!base)   /* the last place, where the original harness looks first: the working directory */
+        return exists(path) || report_missing(m, s, cfg, path);
     if (!same_dir(base, ".")) {
         char *abs = xasprintf("%s%s%s", base, strcmp(base, "/") ? "/" : "", path);
         replace_in_cmd(&s->cmd, lead, path, abs);
@@ -116,7 +122,7 @@ static bool resolve_one(struct stage *s, const char *config_path, char **word, c
     return true;
 }
 
-enum tipc_status plan_resolve_inputs(struct plan *p, const char *config_path)
+enum tipc_status plan_resolve_inputs(struct plan *p, const struct tipc_config *cfg)
 {
     if (!p->ours) return TIPC_OK;
     int bad = 0;
@@ -128,11 +134,11 @@ enum tipc_status plan_resolve_inputs(struct plan *p, const char *config_path)
         for (int k = 0; k < s->cl.argc; k++) {
             if ((!strcmp(av[k], "-c") || !strcmp(av[k], "--img-path")) && k + 1 < s->cl.argc) {
                 char *lead = xasprintf("%s ", av[k]);
-                bad += !resolve_one(s, config_path, &av[k + 1], "", lead, &m);
+                bad += !resolve_one(s, cfg, &av[k + 1], "", lead, &m);
                 free(lead);
                 k++;
             } else if (!strncmp(av[k], "--img-path=", 11)) {
-                bad += !resolve_one(s, config_path, &av[k], "--img-path=", "--img-path=", &m);
+                bad += !resolve_one(s, cfg, &av[k], "--img-path=", "--img-path=", &m);
             }
         }
     }

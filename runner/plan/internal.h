@@ -85,6 +85,9 @@ enum tipc_status pb_check_trainers(struct builder *b, char **list, int n, const 
 const char *pb_launcher(struct builder *b);
 /* "${python} -m paddle.distributed.launch --gpus=.." (or --ips=.. --gpus=..), NULL when single. */
 const char *pb_launch_prefix(struct builder *b, const struct gpu_item *g, bool *single);
+/* The launcher a training line names itself, as Paddle's configs name paddle.distributed.launch
+ * (`torchrun ... tipc train ...`, `srun`, `mpirun`, `python -m paddle.distributed.launch`), or NULL. */
+const char *pb_named_launcher(const char *run_train);
 
 enum tipc_status build_step6(struct builder *b, const char *gpuid);
 enum tipc_status build_full(struct builder *b, const char *gpuid);

@@ -13,14 +13,48 @@
 #include <string.h>
 
 #include "../../core/check.h"
+#include "../../core/strv.h"
 #include "../../core/banned.h"
 
 const char *const plan_modes[] = {"lite_train_lite_infer", "lite_train_whole_infer", "whole_infer",
-                                  "whole_train_whole_infer", "klquant_whole_infer", NULL};
+                                  "whole_train_whole_infer", "klquant_whole_infer", "benchmark_train", NULL};
 
 static bool under_test_tipc(const char *path)
 {
     return !strncmp(path, "test_tipc/", 10) || strstr(path, "/test_tipc/") != NULL;
+}
+
+/* LOG_PATH: --output, else the dialect's default (plan_output_dir). NULL with a message when the
+ * current folder cannot be read (PaddleClas wants it absolute). */
+static char *output_dir(const struct tipc_config *cfg, const char *model, const char *mode, const struct dialect *d,
+                        bool ours, const struct plan_opts *o)
+{
+    char *out_dir;
+    if (o && o->output_dir) out_dir = xstrdup(o->output_dir);
+    else if (ours && !under_test_tipc(cfg->path)) out_dir = xasprintf("./logs/%s/%s", model, mode);
+    else if (d->id == DIALECT_TMPL && cfg->family == CFG_FULL) out_dir = xstrdup("./test_tipc/output");
+    else if (d->id == DIALECT_CLAS && cfg->family == CFG_FULL) out_dir = xasprintf("test_tipc/output/%s/%s", model, mode);
+    else out_dir = xasprintf("./test_tipc/output/%s/%s", model, mode);
+    if (d->id == DIALECT_CLAS && cfg->family == CFG_FULL && out_dir[0] != '/') { /* $(pwd)/...: inference runs in deploy/ */
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) {
+            free(out_dir);
+            error_msg(TIPC_EIO, "cannot read the current folder: %s", strerror(errno));
+            return NULL;
+        }
+        char *abs = xasprintf("%s/%s", cwd, out_dir);
+        free(out_dir);
+        out_dir = abs;
+    }
+    return out_dir;
+}
+
+char *plan_output_dir(const struct tipc_config *cfg, const char *mode, const struct plan_opts *o)
+{
+    const char *model = cfg_at(cfg, 1)->value;
+    if (!*model) return NULL;
+    return output_dir(cfg, model, mode, o && o->dialect ? o->dialect : dialect_get(DIALECT_REF),
+                      !strcmp(cfg_at(cfg, 2)->value, "tipc"), o);
 }
 
 enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const char *mode,
@@ -31,7 +65,8 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
     for (int i = 0; plan_modes[i]; i++) known |= !strcmp(mode, plan_modes[i]);
     if (!known)
         return error_at(TIPC_EUSAGE, cfg->path, 0, "unknown mode '%s': expected lite_train_lite_infer, "
-                        "lite_train_whole_infer, whole_infer, whole_train_whole_infer or klquant_whole_infer", mode);
+                        "lite_train_whole_infer, whole_infer, whole_train_whole_infer, klquant_whole_infer or "
+                        "benchmark_train", mode);
     struct builder bb = {.p = p, .cfg = cfg, .cvd = CVD_INHERIT, .last_train = -1, .last_export = -1};
     struct builder *b = &bb;
     p->family = cfg->family;
@@ -55,23 +90,10 @@ enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const
         plan_free(p);
         return TIPC_EUSAGE;
     }
-    char *out_dir;
-    if (o && o->output_dir) out_dir = xstrdup(o->output_dir);
-    else if (p->ours && !under_test_tipc(cfg->path)) out_dir = xasprintf("./logs/%s/%s", p->model, mode);
-    else if (p->dialect->id == DIALECT_TMPL && cfg->family == CFG_FULL) out_dir = xstrdup("./test_tipc/output");
-    else if (p->dialect->id == DIALECT_CLAS && cfg->family == CFG_FULL) out_dir = xasprintf("test_tipc/output/%s/%s", p->model, mode);
-    else out_dir = xasprintf("./test_tipc/output/%s/%s", p->model, mode);
-    if (p->dialect->id == DIALECT_CLAS && cfg->family == CFG_FULL && out_dir[0] != '/') { /* $(pwd)/...: inference runs in deploy/ */
-        char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd)) {
-            free(out_dir);
-            error_msg(TIPC_EIO, "cannot read the current folder: %s", strerror(errno));
-            plan_free(p);
-            return TIPC_EIO;
-        }
-        char *abs = xasprintf("%s/%s", cwd, out_dir);
-        free(out_dir);
-        out_dir = abs;
+    char *out_dir = output_dir(cfg, p->model, mode, p->dialect, p->ours, o);
+    if (!out_dir) {
+        plan_free(p);
+        return TIPC_EIO;
     }
     /* Commands are built around a mark that the command parser reads as plain text, and get the
      * real directory back word by word (pb_add_stage): a space, quote, '$' or ';' in it can neither
@@ -119,7 +141,12 @@ void plan_free(struct plan *p)
         free(s->model_probe);
         free(s->exec);
         free(s->model_fallback);
+        free(s->tee_log);
+        free(s->status_log);
+        free(s->record);
     }
+    strv_clear(&p->env);
+    free(p->save_log);
     free(p->results_header);
     free(p->seg_model);
     free(p->st);
@@ -133,7 +160,7 @@ void plan_free(struct plan *p)
 int plan_count_runs(const struct plan *p)
 {
     int n = 0;
-    for (int i = 0; i < p->n; i++) n += p->st[i].kind <= STAGE_INFER;
+    for (int i = 0; i < p->n; i++) n += p->st[i].kind <= STAGE_SPEED;
     return n;
 }
 
@@ -144,6 +171,7 @@ const char *stage_kind_name(enum stage_kind k)
     case STAGE_EVAL: return "eval";
     case STAGE_EXPORT: return "export";
     case STAGE_INFER: return "infer";
+    case STAGE_SPEED: return "speed";
     case STAGE_NOTE: return "note";
     case STAGE_LINKS: return "links";
     case STAGE_COPY: return "copy";

@@ -12,11 +12,15 @@
 #include "cmdline.h"
 #include "config.h"
 #include "dialect.h"
+#include "../../core/strv.h"
 
 /* STAGE_NOTE: a line the original echoes; STAGE_LINKS: PaddleClas's `ln -s model.* inference.*` in the
  * folder `cmd` (made only when that folder exists); STAGE_COPY: PaddleDetection's `cp CMD/(all) APPEND_TO/`
  * (the files of folder `cmd` into folder `append_to`). None runs a command or gets a status line. */
-enum stage_kind { STAGE_TRAIN, STAGE_EVAL, STAGE_EXPORT, STAGE_INFER, STAGE_NOTE, STAGE_LINKS, STAGE_COPY, STAGE_APPEND };
+enum stage_kind { STAGE_TRAIN, STAGE_EVAL, STAGE_EXPORT, STAGE_INFER, STAGE_SPEED, STAGE_NOTE, STAGE_LINKS, STAGE_COPY,
+                  STAGE_APPEND };
+/* STAGE_SPEED: benchmark_train's analysis of a training log into a speed record (`tipc speed`, in
+ * place of Paddle's analysis.py; plan/bench.c). It runs a command and gets a status line. */
 /* STAGE_APPEND: PaddleSeg's `cat CMD >> APPEND_TO` after a launched train (no status line). */
 
 /* PaddleSeg decides the weights' name only after a train has run: commands carry this token, which
@@ -39,6 +43,8 @@ struct stage {
     char *rank_log_dir;    /* train stages: where `tipc launch` writes workerlog.RANK (TIPC_LOG_DIR) */
     char *matrix;          /* the loop values that make this stage, "norm_train gpus=0 autocast=False bs=1":
                             * stable across runs and output dirs, for short report names */
+    bool needs_gpu;        /* runs on a GPU: an inference with use_gpu True, a Paddle config's
+                            * training on a device (`tipc run --skip-gpu` skips it) */
     int dep;               /* index of the stage whose output this one consumes (train for eval/export,
                             * export or else train for infer), -1 for none: skipped when that one fails */
     char *cwd[2];          /* folders the original `cd`s into first, in order; a missing one is
@@ -49,6 +55,13 @@ struct stage {
     char *exec;            /* the string `cl` was parsed from, when it is not `cmd` (NULL: cmd) */
     char *model_probe;     /* after this train: if MODEL_PROBE/<weights name> is no file ... */
     char *model_fallback;  /* ... the weights name becomes this (PaddleSeg) */
+    /* benchmark_train (plan/bench.c): */
+    char *tee_log;         /* the stage's whole output also goes here (the original's `bash HARNESS > LOG
+                              2>&1`), appended when tee_append, else truncated first; NULL: none */
+    bool tee_append;
+    char *status_log;      /* its status line goes to this results log, not the plan's (NULL: the plan's) */
+    double timeout_s;      /* the original's own `timeout 5m` (0: none; --stage-timeout wins) */
+    char *record;          /* STAGE_SPEED: the speed record it writes (--speed_log_file) */
 };
 
 struct plan {
@@ -66,6 +79,8 @@ struct plan {
                             * > 0 only for python:tipc configs given one (plan_opts) */
     struct stage *st;
     int n;
+    struct strv env;       /* benchmark_train: the section's `flags:` as NAME=value, set for every stage */
+    char *save_log;        /* benchmark_train: SAVE_LOG (train_log/, index/, benchmark_log/), else NULL */
 };
 
 struct plan_opts {
@@ -87,7 +102,11 @@ extern const char *const plan_modes[]; /* NULL-terminated list of known MODEs */
 enum tipc_status plan_build(struct plan *p, const struct tipc_config *cfg, const char *mode,
                             const struct plan_opts *o);
 void plan_free(struct plan *p);
-/* Number of stages that run a command (train, eval, export, infer; not NOTE, LINKS, COPY, APPEND). */
+/* The output directory plan_build would give this config (--output, else the dialect's default),
+ * malloc'ed; NULL when the config cannot say (no model_name). For a run refused before its plan
+ * exists: the folder whose reports must not stay green. */
+char *plan_output_dir(const struct tipc_config *cfg, const char *mode, const struct plan_opts *o);
+/* Number of stages that run a command (train, eval, export, infer, speed; not NOTE, LINKS, COPY, APPEND). */
 int plan_count_runs(const struct plan *p);
 const char *stage_kind_name(enum stage_kind k);
 

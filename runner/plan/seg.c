@@ -111,6 +111,24 @@ struct seg_run {
     const char **load_norm;
 };
 
+/* benchmark_train: parse_extra_args reads the file's last line as KEY:VALUE;... ; log_iters and
+ * repeats become ` --log_iters N` and ` --repeats N` after the train command. */
+static const char *seg_extra_args(struct builder *b, const char *cmd)
+{
+    const char *log_iters = "", *repeats = "";
+    char **items;
+    int n = b->cfg->n ? pb_split(b, b->cfg->e[b->cfg->n - 1].raw, ';', &items) : 0;
+    for (int i = 0; i < n; i++) {
+        char **kv;
+        int m = pb_split(b, items[i], ':', &kv);
+        if (m >= 1 && !strcmp(kv[0], "log_iters")) log_iters = m >= 2 ? kv[1] : "";
+        else if (m >= 1 && !strcmp(kv[0], "repeats")) repeats = m >= 2 ? kv[1] : "";
+    }
+    if (*log_iters) cmd = FMT("%s --log_iters %s", cmd, log_iters);
+    if (*repeats) cmd = FMT("%s --repeats %s", cmd, repeats);
+    return cmd;
+}
+
 static enum tipc_status seg_trainer(struct builder *b, const struct seg_run *r)
 {
     const struct gpu_item *g = r->g;
@@ -132,9 +150,13 @@ static enum tipc_status seg_trainer(struct builder *b, const struct seg_run *r)
     const char *set_pretrain = SETP(K(9), V(9));
     if ((pb_sh_eq(t, K(16)) || pb_sh_eq(t, K(17))) && !multi_node) set_pretrain = *r->load_norm;
     const char *set_use_gpu = SETP(K(4), r->train_use_gpu), *set_epoch = SETP(K(6), r->epoch_num);
+    bool bench = !strcmp(b->p->mode, "benchmark_train");
     const char *amp = !strcmp(r->autocast, "amp")
-        ? "Global.use_amp=True Global.scale_loss=1024.0 Global.use_dynamic_loss_scaling=True" : " ";
-    const char *rest = FMT("%s %s %s %s", SETP(K(5), r->autocast),
+        ? "Global.use_amp=True Global.scale_loss=1024.0 Global.use_dynamic_loss_scaling=True"
+        : !strcmp(r->autocast, "fp16") && bench ? "--amp_level=O2" : " ";
+    /* benchmark_train: `Global.auto_cast` becomes `--precision` */
+    const char *autocast_key = bench && !strcmp(K(5), "Global.auto_cast") ? "--precision" : K(5);
+    const char *rest = FMT("%s %s %s %s", SETP(autocast_key, r->autocast),
                            SETP(K(8), pb_keep(b, cfg_mode_value(V(8), b->p->mode))), SETP(K(12), V(12)), amp);
     const char *set_save = SETP(K(7), save_log), *cmd;
     if (strlen(g->gpu) <= 2) cmd = FMT("%s %s %s  %s %s %s %s", b->python, run_train, set_use_gpu, set_save, set_epoch, set_pretrain, rest);
@@ -144,6 +166,7 @@ static enum tipc_status seg_trainer(struct builder *b, const struct seg_run *r)
     else
         cmd = FMT("%s %s --ips=%s --devices=%s %s %s %s %s %s %s", b->python, pb_launcher(b), g->ips, g->gpu, run_train,
                   set_use_gpu, set_save, set_pretrain, set_epoch, rest);
+    if (bench) cmd = seg_extra_args(b, cmd);
     const char *log = FMT("%s.log", log_tag);
     TRY(pb_note(b, cmd, LN(15)));
     TRY(seg_run(b, STAGE_TRAIN, cmd, log, LN(15)));

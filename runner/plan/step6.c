@@ -74,8 +74,14 @@ static enum tipc_status step6_trainer(struct builder *b, const struct gpu_item *
     const char *set_save_model = SETP(K(6), save_log);
     bool single;
     const char *launch = pb_launch_prefix(b, g, &single);
-    const char *cmd = single
-        ? FMT("%s %s %s %s %s %s", b->python, run_train, set_save_model, set_epoch, set_pretrain, set_batchsize)
+    const char *named = b->p->ours ? pb_named_launcher(run_train) : NULL;
+    if (named && !single)
+        return error_at(TIPC_EUSAGE, b->cfg->path, LN(13), "the training line starts its ranks with %s itself, but "
+                        "gpu_list item '%s%s%s' asks tipc launch for several devices or nodes: give that item one "
+                        "device (e.g. 0 or -1) and the ranks to %s", named, g->ips, *g->ips ? ";" : "", g->gpu, named);
+    /* a line that names its launcher is the whole command, as Paddle's configs name paddle.distributed.launch */
+    const char *cmd = named ? FMT("%s %s %s %s %s", run_train, set_save_model, set_epoch, set_pretrain, set_batchsize)
+        : single ? FMT("%s %s %s %s %s %s", b->python, run_train, set_save_model, set_epoch, set_pretrain, set_batchsize)
         : FMT("%s %s %s %s %s %s", launch, run_train, set_save_model, set_epoch, set_pretrain, set_batchsize);
     pb_set_ctx(b, g->nodes > 1 ? FMT("%s gpus=%s autocast=%s nodes=%d", trainer, g->gpu, autocast, g->nodes)
                                 : FMT("%s gpus=%s autocast=%s", trainer, g->gpu, autocast));

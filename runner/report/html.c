@@ -1,5 +1,6 @@
 /* html.c: the HTML report (report.h: report_html), from the report and the metrics file. */
 #include "svg.h"
+#include "html.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -8,11 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "compare.h"
 #include "xml.h"
 #include "../../core/check.h"
 #include "../../core/banned.h"
 
-#define MAX_RANKS_PLOTTED 8
+#define MAX_RANKS_PLOTTED 256   /* every rank of any job this report is read for */
 
 static void el_text(struct xw *h, const char *el, const char *cls, const char *text)
 {
@@ -27,6 +29,8 @@ static void el_text(struct xw *h, const char *el, const char *cls, const char *t
 struct pt { int rank; double step, loss, top1, ips; };
 struct tstage {
     char *name;
+    char *data_origin;         /* which data it trained on (train_start), NULL: not said */
+    bool data_synthetic;
     int spe, world;
     struct pt *p;
     int n;
@@ -79,6 +83,9 @@ static void read_metrics(struct mdata *d, const char *path)
             struct tstage *t = tstage_get(d, stage);
             t->spe = (int)num(o, "steps_per_epoch");
             t->world = (int)num(o, "world");
+            const char *origin = json_string_value(json_object_get(o, "data_origin"));
+            if (origin && !t->data_origin) t->data_origin = xstrdup(origin);
+            t->data_synthetic |= json_is_true(json_object_get(o, "data_synthetic"));
         } else if (ev && stage && !strcmp(ev, "train_step")) {
             struct tstage *t = tstage_get(d, stage);
             t->p = xgrow(t->p, sizeof *t->p, (size_t)t->n + 1, &t->cap);
@@ -113,6 +120,7 @@ static void mdata_free(struct mdata *d)
 {
     for (int i = 0; i < d->nt; i++) {
         free(d->t[i].name);
+        free(d->t[i].data_origin);
         free(d->t[i].p);
         free(d->t[i].ev_step);
         free(d->t[i].ev_top1);
@@ -131,14 +139,18 @@ static const char css[] =
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}"
     ".passed{color:#1a7f37}.failed{color:#c62828;font-weight:bold}.skipped{color:#8a6d00}"
     ".verdict{font-size:20px}.charttitle{font-weight:bold}svg{display:block;margin:8px 0}"
-    "svg text{font-size:11px}.warn{color:#c62828}";
+    "svg text{font-size:11px}.warn{color:#c62828}"
+    "code.error,pre.error{color:#c62828;white-space:pre-wrap}"
+    "pre.log{background:#f6f6f6;border:1px solid #ddd;padding:6px;max-height:24em;overflow:auto;"
+    "white-space:pre-wrap;font-size:12px}.failure h3{margin-bottom:4px}"
+    "td:nth-child(5){word-break:break-all}";
 
 static const char *outcome_name(enum case_outcome o)
 {
     return o == CASE_PASSED ? "passed" : o == CASE_FAILED ? "failed" : "skipped";
 }
 
-static void stage_table(struct xw *h, const struct report *r)
+static void stage_table(struct xw *h, const struct report *r, const char *page_path)
 {
     xw_start(h, "table");
     xw_start(h, "tr");
@@ -160,8 +172,24 @@ static void stage_table(struct xw *h, const struct report *r)
         if (c->outcome == CASE_SKIPPED) snprintf(buf, sizeof buf, "-");
         else snprintf(buf, sizeof buf, "%.1f", c->seconds);
         el_text(h, "td", NULL, buf);
-        el_text(h, "td", NULL, c->log_path ? c->log_path : "-");
-        el_text(h, "td", NULL, c->reason ? c->reason : "");
+        xw_start(h, "td");
+        html_log_link(h, page_path, c->log_path);
+        xw_end_full(h);
+        xw_start(h, "td");
+        if (c->outcome == CASE_FAILED) {   /* to its section: the error line and the log's end */
+            xw_start(h, "a");
+            xw_attrf(h, "href", "#failure-%d", i + 1);
+            xw_text(h, c->reason ? c->reason : "failed");
+            xw_end_full(h);
+        } else {
+            xw_text(h, c->reason ? c->reason : "");
+        }
+        if (c->error) {
+            xw_start(h, "br");
+            xw_end(h);
+            el_text(h, "code", "error", c->error);
+        }
+        xw_end_full(h);
         xw_end_full(h);
     }
     xw_end_full(h);
@@ -194,7 +222,8 @@ static void rank_chart(struct xw *h, const struct tstage *t, int what, const cha
         ns++;
     }
     if (what == 1 && t->nev) s[ns++] = (struct svg_series){"eval top-1", t->ev_step, t->ev_top1, t->nev, true};
-    if (ns) svg_plot(h, cls, title, "global step", ylabel, s, ns);
+    if (ns && what == 2) svg_plot_from_zero(h, cls, title, "global step", ylabel, s, ns);   /* read by its size */
+    else if (ns) svg_plot(h, cls, title, "global step", ylabel, s, ns);
     free(xs);
     free(ys);
 }
@@ -225,6 +254,15 @@ static void health(struct xw *h, const struct tstage *t)
         if (t->nev) xw_textf(h, "; last eval top-1 %.2f%%", t->ev_top1[t->nev - 1]);
     }
     xw_end_full(h);
+    if (t->data_origin) {   /* which data: a synthetic run is not a run on the dataset */
+        xw_start(h, "p");
+        xw_text(h, "data: ");
+        xw_start(h, "span");
+        if (t->data_synthetic) xw_attr(h, "class", "warn");
+        xw_text(h, t->data_origin);
+        xw_end_full(h);
+        xw_end_full(h);
+    }
 }
 
 static void header(struct xw *h, const struct report *r, const struct mdata *d)
@@ -234,7 +272,7 @@ static void header(struct xw *h, const struct report *r, const struct mdata *d)
     xw_textf(h, "%s \xC2\xB7 %s", r->model, r->mode);
     xw_end_full(h);
     xw_start(h, "p");
-    xw_attr(h, "class", nf || ns ? "verdict failed" : "verdict passed");
+    xw_attr(h, "class", report_run_failed(r) ? "verdict failed" : "verdict passed");
     xw_textf(h, "%d passed, %d failed, %d skipped", np, nf, ns);
     xw_end_full(h);
     char ts[40];
@@ -249,6 +287,91 @@ static void header(struct xw *h, const struct report *r, const struct mdata *d)
         xw_textf(h, "; %s, %d CPUs, tipc %s", os ? os : "?", (int)num(d->run, "cpus"), ver ? ver : "?");
     }
     xw_end_full(h);
+    xw_start(h, "p");   /* which data the run used (its prepare's record) */
+    xw_attr(h, "class", "data");
+    xw_text(h, "data: ");
+    if (!r->ndata) xw_text(h, "not prepared by this run (--no-prepare, or a Paddle config)");
+    for (int i = 0; i < r->ndata; i++) {
+        if (i) xw_text(h, "; ");
+        xw_start(h, "span");
+        if (r->data[i].synthetic || r->data[i].absent) xw_attr(h, "class", "warn");
+        xw_textf(h, "%s: %s", r->data[i].dest, r->data[i].origin);
+        xw_end_full(h);
+    }
+    xw_end_full(h);
+}
+
+/* ---- --baseline: the gate's table, and the baseline's curves beside this run's ---- */
+
+/* Rank 0's `what` (0 loss, 2 ips) of stage t as x, y (malloc'ed); the count. */
+static int rank0_series(const struct tstage *t, int what, double **x, double **y)
+{
+    *x = xmalloc(sizeof(double) * ((size_t)t->n + 1)), *y = xmalloc(sizeof(double) * ((size_t)t->n + 1));
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (t->p[i].rank != 0) continue;
+        (*x)[n] = t->p[i].step;
+        (*y)[n++] = what == 0 ? t->p[i].loss : t->p[i].ips;
+    }
+    return n;
+}
+
+static void overlay_chart(struct xw *h, const struct tstage *base, const struct tstage *now, int what)
+{
+    double *bx, *by, *nx, *ny;
+    int nb = rank0_series(base, what, &bx, &by), nn = rank0_series(now, what, &nx, &ny);
+    struct svg_series s[2] = {{"baseline (rank 0)", bx, by, nb, false}, {"this run (rank 0)", nx, ny, nn, false}};
+    if (nb && nn) {
+        if (what == 0) svg_plot(h, "baseline-loss", "loss per step: baseline and this run", "global step", "loss", s, 2);
+        else svg_plot_from_zero(h, "baseline-throughput", "throughput per step (images/s): baseline and this run",
+                                "global step", "img/s", s, 2);
+    }
+    free(bx), free(by), free(nx), free(ny);
+}
+
+static void baseline_section(struct xw *h, const struct cmp_result *c, const struct mdata *now)
+{
+    int fails = compare_failures(c);
+    el_text(h, "h2", NULL, "Against the baseline");
+    xw_start(h, "p");
+    xw_attr(h, "class", fails ? "verdict failed" : "verdict passed");
+    xw_textf(h, "%d regression%s, %d invalid, %d missing, %d within noise of %d figures", c->regressions,
+             c->regressions == 1 ? "" : "s", c->invalid, c->missing, c->noise, c->n);
+    xw_end_full(h);
+    xw_start(h, "p");
+    xw_textf(h, "baseline %s; this run %s. Limits: ips -%g%%, cpu_ips -%g%%, loss +%g%%, top-1 -%g points, or the "
+             "range of either side's repeats when wider.", c->base_what, c->new_what, c->th.ips_drop, c->th.cpu_drop,
+             c->th.loss_rise, c->th.top1_drop);
+    xw_end_full(h);
+    xw_start(h, "table");
+    xw_start(h, "tr");
+    const char *cols[] = {"case", "figure", "verdict", "baseline -> this run"};
+    for (int i = 0; i < 4; i++) el_text(h, "th", NULL, cols[i]);
+    xw_end_full(h);
+    for (int i = 0; i < c->n; i++) {
+        const struct cmp_row *r = &c->row[i];
+        bool bad = r->verdict == CMP_REGRESSION || r->verdict == CMP_INVALID || r->verdict == CMP_MISSING;
+        char *text = compare_row_text(r);
+        xw_start(h, "tr");
+        el_text(h, "td", NULL, r->case_name);
+        el_text(h, "td", NULL, cmp_figure_name(r->fig));
+        el_text(h, "td", bad ? "failed" : r->verdict == CMP_NOISE ? "skipped" : "passed", cmp_verdict_name(r->verdict));
+        el_text(h, "td", NULL, text);
+        xw_end_full(h);
+        free(text);
+    }
+    xw_end_full(h);
+    struct mdata b;
+    memset(&b, 0, sizeof b);
+    read_metrics(&b, c->base_metrics);
+    for (int i = 0; i < now->nt; i++)
+        for (int k = 0; k < b.nt; k++) {
+            if (strcmp(now->t[i].name, b.t[k].name)) continue;
+            el_text(h, "h3", NULL, now->t[i].name);
+            overlay_chart(h, &b.t[k], &now->t[i], 0);
+            overlay_chart(h, &b.t[k], &now->t[i], 2);
+        }
+    mdata_free(&b);
 }
 
 enum tipc_status report_html(const struct report *r, const char *metrics_path, const char *path)
@@ -276,9 +399,11 @@ enum tipc_status report_html(const struct report *r, const char *metrics_path, c
     xw_end_full(&h);
     xw_start(&h, "body");
     header(&h, r, &d);
+    html_failures(&h, r, path);
     el_text(&h, "h2", NULL, "Stages");
-    stage_table(&h, r);
+    stage_table(&h, r, path);
     if (r->n) svg_timeline(&h, r);
+    if (r->baseline) baseline_section(&h, r->baseline, &d);
     for (int i = 0; i < d.neval; i++) {
         xw_start(&h, "p");
         xw_textf(&h, "%s: top-1 %.2f%%", d.eval_name[i], d.eval_top1[i]);

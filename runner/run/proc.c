@@ -2,6 +2,7 @@
 #include "proc.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,22 @@ int proc_run(const struct cmdline *c, const struct proc_env *env, struct proc_re
     /* the command's own NAME=value words come after the caller's edits, as the shell applies them */
     size_t nset = 0;
     while (env && env->set && env->set[nset]) nset++;
-    const char **set = xcalloc(nset + (size_t)c->nenv + 2, sizeof *set);
+    const char **set = xcalloc(nset + (size_t)c->nenv + 3, sizeof *set);
     for (size_t i = 0; i < nset; i++) set[i] = env->set[i];
     for (int i = 0; i < c->nenv; i++) set[nset + (size_t)i] = c->env[i];
     if (run_mark) set[nset + (size_t)c->nenv] = run_mark;
+    /* a launcher that starts `tipc` (torchrun ... tipc train) finds this tipc first on PATH, so its
+     * ranks are this build, as `tipc launch`'s ranks are (its /proc/self/exe) */
+    char *path_set = NULL;
+    bool runs_tipc = false;
+    for (int i = 1; i < c->argc && env && env->self_exe && strcmp(c->argv[0], "tipc"); i++)
+        runs_tipc |= !strcmp(c->argv[i], "tipc");
+    if (runs_tipc) {
+        const char *slash = strrchr(env->self_exe, '/'), *old = getenv("PATH");
+        path_set = xasprintf("PATH=%.*s:%s", (int)(slash ? slash - env->self_exe : 1), slash ? env->self_exe : ".",
+                             old ? old : "/usr/bin:/bin");
+        set[nset + (size_t)c->nenv + (run_mark ? 1 : 0)] = path_set;
+    }
     struct spawn s = SPAWN_INIT;
     s.argv = c->argv;
     s.file = env && env->self_exe && !strcmp(c->argv[0], "tipc") ? env->self_exe : NULL;
@@ -56,6 +69,7 @@ int proc_run(const struct cmdline *c, const struct proc_env *env, struct proc_re
         if (s.had_terminal && status == 128 + SIGINT && !interrupt_sigint_ignored()) interrupt_set(SIGINT);
     }
     free(set);
+    free(path_set);
     if (res) *res = (struct proc_result){s.timed_out, s.leftovers};
     return status;
 }

@@ -46,6 +46,24 @@ static void log_bytes(struct tee *t, int k, const char *p, size_t n)
     }
 }
 
+/* After n bytes went to the terminal's stderr: is its current line a redrawn one that still shows
+ * something (a bar; "\r   \r", the bar erased, shows nothing)? */
+static bool bar_after(bool open, const char *p, size_t n)
+{
+    const char *nl = memrchr(p, '\n', n), *seg = nl ? nl + 1 : p;
+    size_t segn = n - (size_t)(seg - p);
+    const char *cr = memrchr(seg, '\r', segn);
+    if (cr) return (size_t)(cr + 1 - seg) < segn;
+    return nl ? false : open;
+}
+
+/* Erase a bar stderr left on the terminal's current line (only where stderr is a terminal). */
+static void erase_bar(struct tee *t)
+{
+    if (t->bar_open && isatty(2)) (void)write_all(2, "\r\033[K", 4);
+    t->bar_open = false;
+}
+
 static void *tee_thread(void *arg)
 {
     struct tee *t = arg;
@@ -70,12 +88,15 @@ static void *tee_thread(void *arg)
                 open_fds--;
                 continue;
             }
+            if (k == 0) erase_bar(t);
             (void)write_all(k == 0 ? 1 : 2, buf, (size_t)n); /* the console is best effort; the log is not */
+            if (k == 1) t->bar_open = bar_after(t->bar_open, buf, (size_t)n);
             log_bytes(t, k, buf, (size_t)n);
         }
     }
     for (int k = 0; k < 2; k++)
         if (t->rd[k] >= 0) close(t->rd[k]), t->rd[k] = -1;
+    erase_bar(t);   /* a stage that ended with its bar on screen: tipc's next line starts clean */
     for (int k = 0; k < 2; k++) {
         if (t->cr[k]) t->len[k] = 0;
         log_flush_line(t, k); /* a last line without '\n' */
@@ -85,11 +106,19 @@ static void *tee_thread(void *arg)
 
 enum tipc_status tee_start(struct tee *t, const char *log_path)
 {
+    return tee_start_append(t, log_path, false);
+}
+
+enum tipc_status tee_start_append(struct tee *t, const char *log_path, bool append)
+{
     memset(t, 0, sizeof *t);
     t->child_out = t->child_err = t->rd[0] = t->rd[1] = -1;
     t->log_path = log_path;
-    t->log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    /* O_NONBLOCK: a FIFO planted there without a reader fails (ENXIO) instead of hanging the run */
+    t->log_fd = open(log_path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+                     0644);
     if (t->log_fd < 0) return error_at(TIPC_EIO, log_path, 0, "cannot create stage log: %s", strerror(errno));
+    fcntl(t->log_fd, F_SETFL, fcntl(t->log_fd, F_GETFL) & ~O_NONBLOCK);
     int a[2], b[2];
     if (pipe2(a, O_CLOEXEC) != 0) {
         close(t->log_fd);

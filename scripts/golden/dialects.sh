@@ -27,6 +27,7 @@
 #   cmd<TAB>STATUS<TAB>COMMAND one per status_check, in order; the root's absolute path is @ROOT@
 #   file<TAB>PATH              every path the run created (folders end in /), sorted
 set -u -o pipefail
+. "$(dirname "$0")/lib.sh"
 die() { printf 'make-golden --dialects: error: %s\n' "$*" >&2; exit 2; }
 
 orig=$(cd "$1" 2>/dev/null && pwd) || die "'$1': no such directory"
@@ -59,17 +60,7 @@ cat > "$work/capture.sh" <<'CAP'
 set -T
 trap '[ "${FUNCNAME[0]:-}" = status_check ] && printf "%s\t%s\n" "$1" "$2" >> "$GOLDEN_CMDS"' RETURN
 CAP
-mkdir -p "$work/bin"
-printf '#!/bin/sh\nexit 0\n' > "$work/bin/sleep"
-chmod +x "$work/bin/sleep"
-
-nth() { awk 'length($0) > 0' "$1" | sed -n "$(($2 + 1))p"; }             # lines[i]
-val() { local l; l=$(nth "$1" "$2"); [[ $l == *:* ]] && printf '%s' "${l#*:}"; }
-key() { local l; l=$(nth "$1" "$2"); printf '%s' "${l%%:*}"; }
-first_script() { # CFG I...: first word of the first value among lines[I...] that is not null/empty
-    local c=$1 i v; shift
-    for i in "$@"; do v=$(val "$c" "$i"); v=${v%% *}; case "$v" in ''|null|'##') ;; *) printf '%s' "$v"; return ;; esac; done
-}
+stub_tools "$work/bin" sleep
 
 run_one() { # REPO CFG MODE FAIL -> appends a section to $dst
     local r=$1 cfg=$2 mode=$3 fail=$4 w="$work/run" p model sub
@@ -92,21 +83,19 @@ run_one() { # REPO CFG MODE FAIL -> appends a section to $dst
         export) env+=(GOLDEN_FAIL="$(first_script "$cfg" 29 30 31 32 33)") ;;
         infer) env+=(GOLDEN_FAIL="$(first_script "$cfg" 39)") ;;
     esac
-    (cd "$w/root" && find . | LC_ALL=C sort) > "$w/before"
+    snapshot "$w/root" > "$w/before"
     (cd "$w/root" && env -i PATH="$w/bin:$work/bin:/usr/bin:/bin" HOME="$w" LC_ALL=C BASH_ENV="$work/capture.sh" \
         GOLDEN_CMDS="$w/cmds" "${env[@]}" \
         bash test_tipc/test_train_inference_python.sh test_tipc/configs/golden/config.txt "$mode" > "$w/stdout" 2> "$w/stderr")
     touch "$w/cmds"
-    (cd "$w/root" && find . | LC_ALL=C sort) > "$w/after"
+    snapshot "$w/root" > "$w/after"
     {
         printf '### run %s %s\n' "$mode" "$fail"
         printf 'env\t%s\n' "${env[@]}"
         local res; res=$(cd "$w/root" && find . -name results_python.log | sed 's|^\./||' | LC_ALL=C sort | head -n1)
         printf 'results %s\n' "${res:-none}"
         sed "s|$w/root|@ROOT@|g; s|^|cmd\t|" "$w/cmds"
-        LC_ALL=C comm -13 "$w/before" "$w/after" | while IFS= read -r p; do
-            if [ -d "$w/root/$p" ] && [ ! -L "$w/root/$p" ]; then printf 'file\t%s/\n' "${p#./}"; else printf 'file\t%s\n' "${p#./}"; fi
-        done
+        new_files "$w/root" "$w/before" "$w/after"
     } >> "$dst"
 }
 

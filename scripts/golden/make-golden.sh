@@ -7,6 +7,8 @@
 # Usage:  scripts/golden/make-golden.sh ORIG_DIR [CONFIG_SRC_DIR]
 #         scripts/golden/make-golden.sh --dialects HARNESS_DIR [CONFIG_SRC_DIR]
 #           (each repo's own harness over that repo's configs: see scripts/golden/dialects.sh)
+#         scripts/golden/make-golden.sh --benchmark HARNESS_DIR [CONFIG_SRC_DIR]
+#           (each repo's benchmark_train.sh over its configs' train_benchmark_params: scripts/golden/benchmark.sh)
 #
 #   ORIG_DIR/step6/test_train_inference_python.sh   ORIG_DIR/step6/common_func.sh   (32-line family)
 #   ORIG_DIR/ocr/test_train_inference_python.sh     ORIG_DIR/ocr/common_func.sh     (51-line family)
@@ -37,6 +39,7 @@
 # first-colon rule writes MODE.cmds.firstcolon (derived data, marked as such in README/INDEX).
 set -u -o pipefail
 if [ "${1:-}" = --dialects ]; then shift; exec bash "$(dirname "$0")/dialects.sh" "$@"; fi
+if [ "${1:-}" = --benchmark ]; then shift; exec bash "$(dirname "$0")/benchmark.sh" "$@"; fi
 
 die() { printf 'make-golden: error: %s\n' "$*" >&2; exit 2; }
 

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """flood.py PORT SRC N SECS: a slowloris client for the rendezvous tests. Opens N idle TCP
 connections from address SRC to 127.0.0.1:PORT (sending nothing, or one header byte every few
-seconds with --drip), re-opens those the server closes, and stops by itself after SECS seconds.
-Re-opening is limited to 300 connections a second. Prints 'opened O closed C max_held H'
-(closed = connections the server ended; held = connections open for more than 1 s at once)."""
+seconds with --drip, or with --lines S a request line at once and then one header line every S
+seconds), re-opens those the server closes, and stops by itself after SECS seconds.
+Re-opening is limited to 300 connections a second. Prints 'opened O closed C max_held H max_life L'
+(closed = connections the server ended; held = connections open for more than 1 s at once;
+life = the longest a connection lived, closed by the server or still open at the end, in seconds)."""
 import resource, select, socket, sys, time
 
 port, src, n, secs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 drip = '--drip' in sys.argv
+lines = float(sys.argv[sys.argv.index('--lines') + 1]) if '--lines' in sys.argv else 0
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, n + 64)), hard))
-socks, born, opened, closed, max_held = [], {}, 0, 0, 0
+socks, born, fed, opened, closed, max_held, max_life = [], {}, {}, 0, 0, 0, 0.0
 end = time.time() + secs
 last_drip = time.time()
 
@@ -24,6 +27,11 @@ def connect():
         s.close()
         return None
     s.setblocking(False)
+    if lines:
+        try:
+            s.send(b'GET /kv/job/node/0 HTTP/1.1\r\n')
+        except OSError:
+            pass
     return s
 
 while time.time() < end:
@@ -34,7 +42,7 @@ while time.time() < end:
         if s is None:
             break
         socks.append(s)
-        born[s] = time.time()
+        born[s] = fed[s] = time.time()
         opened += 1
         budget -= 1
     max_held = max(max_held, sum(1 for s in socks if t - born[s] > 1.0))
@@ -46,8 +54,9 @@ while time.time() < end:
             data = b''
         if not data:
             closed += 1
+            max_life = max(max_life, time.time() - born[s])
             socks.remove(s)
-            del born[s]
+            del born[s], fed[s]
             s.close()
     time.sleep(max(0.0, 0.2 - (time.time() - t)))
     if drip and time.time() - last_drip > 3:
@@ -57,6 +66,15 @@ while time.time() < end:
                 s.send(b'G')
             except OSError:
                 pass
+    if lines:
+        for s in socks:
+            if time.time() - fed[s] >= lines:
+                fed[s] = time.time()
+                try:
+                    s.send(b'X-Trickle: %d\r\n' % int(time.time()))
+                except OSError:
+                    pass
 for s in socks:
+    max_life = max(max_life, time.time() - born[s])
     s.close()
-print('opened %d closed %d max_held %d' % (opened, closed, max_held))
+print('opened %d closed %d max_held %d max_life %.1f' % (opened, closed, max_held, max_life))

@@ -11,6 +11,8 @@ line per request to LOGFILE: "GET /kind/name range=<Range header or ->". Paths:
   /slow/NAME      sends 64 bytes, then one byte every 0.5 s (for low-speed timeouts)
   /redirect/N     302 to /redirect/N+1, forever
   /endless/NAME   200 without a length, then the file over and over until the client hangs up
+  /trickle/NAME   200 without a length, then the file at 1200 bytes/s (120 bytes every 0.1 s), over
+                  and over until the client hangs up (above curl's low-speed limit, never ending)
 anything else or a missing file: 404.
 """
 import http.server
@@ -49,7 +51,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         path = os.path.join(self.server.root, os.path.basename(name))
-        if kind not in ("files", "cut", "norange", "slow", "endless") or not os.path.isfile(path):
+        if kind not in ("files", "cut", "norange", "slow", "endless", "trickle") or not os.path.isfile(path):
             body = b"not found\n"
             self.send_response(404)
             self.send_header("Content-Length", str(len(body)))
@@ -58,7 +60,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         with open(path, "rb") as f:
             data = f.read()
-        if kind == "endless":
+        if kind in ("endless", "trickle"):
             self.send_response(200)
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Connection", "close")
@@ -66,7 +68,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             try:
                 while True:
-                    self.wfile.write(data)
+                    if kind == "endless":
+                        self.wfile.write(data)
+                        continue
+                    for i in range(0, len(data), 120):
+                        self.wfile.write(data[i:i + 120])
+                        self.wfile.flush()
+                        time.sleep(0.1)
             except (BrokenPipeError, ConnectionResetError, OSError):
                 return
         rng = self.headers.get("Range")

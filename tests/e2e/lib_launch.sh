@@ -104,3 +104,29 @@ cleanup() {
     wait 2>/dev/null
 }
 trap cleanup EXIT
+# ---- the launchers' tests (test_launcher_*.sh): the model a 2-rank `tipc launch` trains ----------
+LAUNCHERS_VENV=${TIPC_LAUNCHERS_VENV:-/opt/tipc-launchers}   # torch and paddlepaddle (scripts/install-deps.sh)
+# synthetic_size 80, 2 ranks x batch 4, drop_last: exactly 10 steps per rank (as test_dp_equivalence.sh)
+DP_RECIPE="--data-path none -o DataLoader.synthetic_size=80 -o Arch.image_size=64 -o Arch.class_num=4 --epochs 1 --seed 3 --threads 1 --print-freq 5 --batch-size 4"
+# dp_reference: `tipc launch --nproc_per_node=2 train $DP_RECIPE` into $W/ref
+dp_reference() {
+    TIPC_JOB_TOKEN=ref "${TIPC_REL:-$TIPC}" launch --job_id="$JOB" --nproc_per_node=2 --log_dir=lref train $DP_RECIPE \
+        --output-dir ref >ref.out 2>&1 || fail "tipc launch: exit $?"
+}
+# same_as_launch DIR WHAT: DIR/latest.ckpt equals ref's within test_dp_equivalence.sh's tolerance
+same_as_launch() {
+    local part
+    for part in params stats; do
+        python3 "$ROOT/tests/e2e/ckpt_diff.py" ref/latest.ckpt "$1/latest.ckpt" $part 1e-4 >diff.out ||
+            fail "$2 vs tipc launch ($part): $(cat diff.out)"
+    done
+    echo "$2 vs tipc launch: $(cat diff.out)"
+}
+# wait_listening PORT: until something accepts on 127.0.0.1:PORT (at most 10 s)
+wait_listening() {
+    for _ in $(seq 100); do
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}

@@ -7,11 +7,13 @@
 #  - DataLoader.skip_bad=true where every image is unreadable: exit 3 with a message, not a
 #    busy loop;
 #  - a read-only output folder: refused before training starts (train) and before any stage
-#    (tipc run);
+#    (tipc run); a read-only checkout whose data folder cannot be made, with a synthetic-data recipe
+#    and --output elsewhere, runs (prepare skips the folder with a note);
 #  - temps of a killed checkpoint write: removed by the next training run when their process is
 #    gone, kept when it is alive.
 # Every command runs under `timeout`, so a regression hangs for seconds, not forever.
 set -u
+. "$ROOT/tests/e2e/lib.sh"   # tiny_recipe
 T=${TIPC:?}
 fail() { echo "FAIL: $*"; exit 1; }
 W=$TMPDIR/w
@@ -102,6 +104,7 @@ echo "# a read-only output folder: refused before training / before any stage"
 RO=$TMPDIR/ro
 mkdir -p "$RO"
 if mount -t tmpfs -o size=1m tmpfs "$RO" 2>/dev/null; then
+    trap 'umount -l "$RO" 2> /dev/null' EXIT
     mkdir -p "$RO/out" && mount -o remount,ro "$RO"
     expect 5 ro-train.log "$T" train --data-path "$W/none" $TINY -o DataLoader.synthetic_size=4 --output-dir "$RO/out"
     has ro-train.log "output folder (Global.output_dir / --output-dir) '$RO/out' is not writable: Read-only file system"
@@ -111,6 +114,17 @@ if mount -t tmpfs -o size=1m tmpfs "$RO" 2>/dev/null; then
     has ro-run.log "output folder '$RO/out' is not writable: Read-only file system"
     grep -q "Run successfully\|Run failed" ro-run.log && fail "stages ran with a read-only output"
     umount "$RO"
+    echo "# a read-only checkout with a synthetic-data recipe and --output elsewhere: runs"
+    mount -t tmpfs -o size=4m tmpfs "$RO" && mkdir -p "$RO/cfg" && ln -s "$ROOT/images" "$RO/images" &&
+        cp "$ROOT/configs/datasets.yaml" "$RO/" || fail "read-only checkout"
+    tiny_recipe 1 > "$RO/cfg/tiny.yaml"
+    sed -e 's|^gpu_list:.*|gpu_list:-1|' -e 's|configs/mobilenet_v3_small/mobilenet_v3_small.yaml|cfg/tiny.yaml|' \
+        -e '/^inference:/,$ s|^--use-gpu:.*|--use-gpu:False|' "$ROOT/configs/mobilenet_v3_small/train_infer.txt" > "$RO/cfg/tiny.txt"
+    mount -o remount,ro "$RO" || fail "remount read-only"
+    (cd "$RO" && TIPC_OFFLINE=1 expect 0 "$W/ro-checkout.log" "$T" run cfg/tiny.txt lite_train_lite_infer --output "$W/ro-checkout-out")
+    has ro-checkout.log "prepare: 'data/lite_data' cannot be made here (Read-only file system); not preparing it"
+    has ro-checkout.log "4 passed, 0 failed, 0 skipped"
+    umount "$RO" 2> /dev/null || umount -l "$RO"   # busy for a moment while the run's guard process exits
 else
     echo "(not checked: cannot mount a tmpfs here)"
 fi

@@ -21,7 +21,7 @@ rc=0; "$T" run cfg.txt >out 2>err || rc=$?
 sed -n 2p err | grep -q '^usage: tipc run CONFIG MODE' || fail "usage does not follow: $(head -3 err)"
 
 rc=0; "$T" launch --nproc_per_node=0 true >out 2>err || rc=$?
-[ "$rc" = 2 ] && grep -q "launch: option '--nproc_per_node' must be in 1..256, got 0" err || fail "range: rc=$rc $(cat err)"
+[ "$rc" = 2 ] && grep -q "launch: --nproc_per_node '0': want 1..256, auto, cpu or gpu" err || fail "range: rc=$rc $(cat err)"
 rc=0; "$T" prepare --synthetic d --classes 5000 >out 2>err || rc=$?
 [ "$rc" = 2 ] && grep -q "prepare: option '--classes' must be in 1..1000, got 5000" err || fail "prepare range: rc=$rc $(cat err)"
 [ ! -e d ] || fail "a refused command line wrote output"

@@ -73,6 +73,13 @@ rc=$?
 grep -q "Slurm runs this job on 2 nodes (SLURM_NNODES) but the config's gpu_list trains on 1 (one node)" err || fail "message: $(cat err)"
 grep -q 'hint: .*TIPC_SCHEDULER=none' err || fail "no way out named"
 [ ! -e logs ] || fail "something ran: $(ls -R logs | head)"
+SLURM_JOB_NODELIST=n1 SLURM_NNODES=1 SLURM_NODEID=0 "$T" run $FLEET_CFG lite_train_lite_infer >out 2>err   # 1 node given, 2 wanted
+rc=$?
+[ "$rc" = 2 ] || fail "2-node config in a 1-node Slurm job: exit $rc, want 2: $(cat err)"
+grep -q "Slurm runs this job on 1 node (SLURM_NNODES) but the config's gpu_list trains on 2: every node would run a job waiting for nodes that never come" err ||
+    fail "1-node message: $(cat err)"
+grep -q 'hint: ask the scheduler for 2 nodes (sbatch --nodes=2)' err || fail "1-node hint: $(cat err)"
+[ ! -e logs ] || fail "something ran in a 1-node job: $(ls -R logs | head)"
 PADDLE_TRAINERS=127.0.0.1,127.0.0.2 PADDLE_TRAINER_ID=0 "$T" launch --nnodes=1 true >out 2>err
 rc=$?
 [ "$rc" = 2 ] || fail "--nnodes=1 under PADDLE_TRAINERS with 2 nodes: exit $rc: $(cat err)"

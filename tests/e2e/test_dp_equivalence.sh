@@ -96,6 +96,6 @@ echo "simulation without dropout vs 2 ranks: $(cat diff.nodrop.out)"
 # usage errors
 "$TIPC" train $RECIPE --simulate-world 0 --output-dir x >err.out 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "'--simulate-world' must be in 1..4096, got 0" err.out || fail "--simulate-world 0: exit $rc, $(cat err.out)"
-RANK=0 WORLD_SIZE=2 "$TIPC" train $RECIPE --simulate-world 2 --output-dir x >err.out 2>&1; rc=$?
-[ $rc = 2 ] && grep -q 'not with WORLD_SIZE' err.out || fail "--simulate-world under a launcher: exit $rc, $(cat err.out)"
+RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 "$TIPC" train $RECIPE --simulate-world 2 --output-dir x >err.out 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'not with WORLD_SIZE=2 (env://)' err.out || fail "--simulate-world under a launcher: exit $rc, $(cat err.out)"
 echo ok

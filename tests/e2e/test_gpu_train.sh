@@ -28,14 +28,14 @@ awk -v a="$lc" -v b="$lg" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 &&
 
 # a seed repeats bit for bit (deterministic kernels, heuristic cuDNN algorithm choice)
 "$T" train "${TINY[@]}" --device gpu --output-dir "$W/gpu2" >/dev/null 2>&1 || fail "second gpu run"
-cmp -s "$W/gpu/latest.ckpt" "$W/gpu2/latest.ckpt" || fail "gpu training is not deterministic for a seed"
+ckpt_same "$W/gpu/latest.ckpt" "$W/gpu2/latest.ckpt" || fail "gpu training is not deterministic for a seed"
 # the step replayed from CUDA Graphs (the default) equals the eager step bit for bit: same kernels,
 # per-step values read from the staged slot (an eval between the epochs may grow a workspace: the
 # graphs are captured again then)
 grep -q '^training step: CUDA Graph' "$W/gpu.log" || { cat "$W/gpu.log"; fail "gpu training did not run as a CUDA Graph"; }
 "$T" train "${TINY[@]}" --device gpu --cuda-graph off --output-dir "$W/gpue" >"$W/gpue.log" 2>&1 || { cat "$W/gpue.log"; fail "gpu eager run"; }
 grep -q '^training step: eager (--cuda-graph off)' "$W/gpue.log" || fail "--cuda-graph off: no 'training step: eager' line"
-cmp -s "$W/gpu/latest.ckpt" "$W/gpue/latest.ckpt" || fail "gpu training: graph-replayed steps differ from eager steps"
+ckpt_same "$W/gpu/latest.ckpt" "$W/gpue/latest.ckpt" || fail "gpu training: graph-replayed steps differ from eager steps"
 # a GPU checkpoint resumes and evaluates on the CPU (same file format)
 "$T" train "${TINY[@]}" --device cpu --test-only --pretrained "$W/gpu/latest.ckpt" >"$W/e.log" 2>&1 || fail "cpu eval of gpu ckpt"
 

@@ -10,7 +10,7 @@ make -s -C "$ROOT" install PREFIX="$pfx" >"$TMPDIR/install.log" 2>&1 || { cat "$
 share=$pfx/share/tipc
 for f in bin/tipc share/tipc/configs/datasets.yaml share/tipc/configs/mobilenet_v3_small/mobilenet_v3_small.yaml \
          share/tipc/configs/mobilenet_v3_small/train_infer.txt share/tipc/configs/mobilenet_v3_small/train_fleet_infer.txt \
-         share/tipc/images/demo.jpg; do
+         share/tipc/images/demo.jpg share/man/man1/tipc.1 share/bash-completion/completions/tipc; do
     [ -s "$pfx/$f" ] || fail "make install did not install $f"
 done
 [ -x "$pfx/bin/tipc" ] || fail "installed tipc is not executable"
@@ -57,8 +57,15 @@ mkdir -p "$TMPDIR/lone" && cp "$CFG" "$TMPDIR/lone/train_infer.txt" && cd "$TMPD
 "$T" run train_infer.txt lite_train_lite_infer > out.txt 2> err.txt
 rc=$?
 [ "$rc" = 2 ] || fail "missing recipe: exit $rc, want 2: $(cat err.txt)"
-grep -q "^train_infer.txt:14: 'configs/mobilenet_v3_small/mobilenet_v3_small.yaml' does not exist in the config's folder or any folder above it" err.txt \
+grep -q "^train_infer.txt:14: 'configs/mobilenet_v3_small/mobilenet_v3_small.yaml' does not exist in the config's folder, any folder above it or the working directory" err.txt \
     || fail "message: $(cat err.txt)"
 [ "$(grep -c 'does not exist' err.txt)" = 1 ] || fail "the missing file is reported more than once: $(cat err.txt)"
 [ ! -e logs ] && [ ! -e data ] || fail "something ran"
+# the same lone config run from a folder that holds configs/ and images/ (#23): found there, in the
+# working directory, the last place looked (the original harness looks nowhere else)
+cd "$share" || fail cd
+"$T" run "$TMPDIR/lone/train_infer.txt" lite_train_lite_infer --dry-run > "$TMPDIR/lone/dry.txt" 2>&1 ||
+    fail "a config outside configs/, run from a folder with configs/: $(cat "$TMPDIR/lone/dry.txt")"
+grep -q "tipc train -c configs/mobilenet_v3_small/mobilenet_v3_small.yaml --output-dir" "$TMPDIR/lone/dry.txt" ||
+    fail "not resolved in the working directory: $(cat "$TMPDIR/lone/dry.txt")"
 echo ok

@@ -23,7 +23,7 @@ wait_rc rc0 "$n0_pid"; wait_rc rc1 "$n1_pid"
 wait "$flood_pid"
 cat flood.out
 [ "$rc0$rc1$rc2" = 000 ] || fail "under the flood: exit codes $rc0 $rc1 $rc2, want 0 0 0"
-read -r _ opened _ closed _ held < flood.out
+read -r _ opened _ closed _ held _ < flood.out
 [ "$held" -le 100 ] || fail "the server let one address hold $held connections"
 # every connection the flooder opened beyond what it may hold was closed by the server
 [ "$closed" -ge $((opened - held - 5)) ] && [ "$opened" -gt 1000 ] || fail "server closed $closed of $opened idle connections"

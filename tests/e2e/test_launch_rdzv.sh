@@ -40,6 +40,7 @@ grep -q "node 1: the rendezvous server at http://127.0.0.1:$port/kv/$JOB/ refuse
 grep -q 'hint: set the same TIPC_JOB_TOKEN on every node' err || fail "no hint: $(cat err)"
 wait_rc rc "$t0_pid"
 [ "$rc" = 4 ] && grep -q 'node 1 (127.0.0.2, rank 1) never joined' t0.out || fail "node 0 after wrong token: rc=$rc $(cat t0.out)"
+grep -q 'hint: the store refused [1-9][0-9]* connections\? for a wrong token (the last from 127.0.0.1)' t0.out || fail "node 0 does not say it refused a token: $(cat t0.out)"
 
 # port in use: a first job holds the port; a second job on it says so with a hint
 port=$(free_port)

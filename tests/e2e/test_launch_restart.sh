@@ -66,8 +66,8 @@ line=$(grep -o "resumed from '[^']*' (epoch [0-9]*, step [0-9]*" r/log0/workerlo
 step=${line##* }
 echo "resumed at global step $step: $line"
 [ "$step" -ge 2 ] || fail "resumed at step $step, before the step-2 checkpoint"
-cmp -s s/n0/latest.ckpt r/n0/latest.ckpt || fail "the restarted run's final checkpoint differs from the uninterrupted run's"
-cmp -s s/n1/latest.ckpt r/n1/latest.ckpt || fail "node 1's final checkpoint differs from the uninterrupted run's"
+python3 "$ROOT/tests/e2e/ckpt_diff.py" s/n0/latest.ckpt r/n0/latest.ckpt same || fail "the restarted run's final checkpoint differs from the uninterrupted run's"
+python3 "$ROOT/tests/e2e/ckpt_diff.py" s/n1/latest.ckpt r/n1/latest.ckpt same || fail "node 1's final checkpoint differs from the uninterrupted run's"
 # the checkpoint that restart resumed from, resumed by hand (no kill)
 src=r/n0/step_$step.ckpt
 [ -e "$src" ] || src=$(ls r/n0/epoch_*.ckpt | while read -r f; do python3 - "$f" "$step" <<'PY'
@@ -85,7 +85,7 @@ for n in 0 1; do
 done
 wait_rc rc0 "$m0_pid"; wait_rc rc1 "$m1_pid"
 [ "$rc0$rc1" = 00 ] || fail "manual resume: exit codes $rc0 $rc1"
-cmp -s m/n0/latest.ckpt r/n0/latest.ckpt || fail "the restarted run differs from a run resumed by hand from $src"
+python3 "$ROOT/tests/e2e/ckpt_diff.py" m/n0/latest.ckpt r/n0/latest.ckpt same || fail "the restarted run differs from a run resumed by hand from $src"
 
 echo "# 2. one kill, --max_restarts 0"
 pair z --max_restarts 0

@@ -64,3 +64,27 @@ rc=0; "$TIPC" launch --nnodes=2 --node_rank=1 --master=no-such-host.invalid:6170
 rc=0; SLURM_NODEID=1 "$TIPC" launch --ips=127.0.0.1,127.0.0.2 --master=127.0.0.1:1 --join_timeout=1 true 2>err || rc=$?
 grep -q 'node 1' err || fail "SLURM_NODEID ignored: $(cat err)"
 echo "ok"
+
+# torchrun's --nproc_per_node=cpu|auto|gpu and Paddle's --log_overwrite, --run_mode
+ncpu=$(getconf _NPROCESSORS_ONLN)
+"$TIPC" launch --job_id="$JOB" --nproc_per_node=cpu --log_dir=lc bash -c 'echo "W=$WORLD_SIZE"' >out 2>err || fail "cpu: $(cat err)"
+grep -q "^\[0:0\] W=$ncpu$" out || fail "--nproc_per_node=cpu is not one rank per CPU ($ncpu): $(cat out err)"
+"$TIPC" launch --job_id="$JOB" --nproc_per_node=auto --log_dir=lc bash -c 'echo "W=$WORLD_SIZE"' >out 2>err || fail "auto: $(cat err)"
+grep -q '^\[0:0\] W=[1-9][0-9]*$' out || fail "--nproc_per_node=auto: $(cat out err)"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    "$TIPC" launch --nproc_per_node=gpu true >out 2>err && fail "--nproc_per_node=gpu without a GPU ran"
+    grep -q 'nproc_per_node=gpu but this tipc sees no CUDA device' err || fail "gpu without a GPU: $(cat err)"
+    grep -q "^\[0:0\] W=$ncpu$" <("$TIPC" launch --job_id="$JOB" --nproc_per_node=auto --log_dir=lc bash -c 'echo "W=$WORLD_SIZE"' 2>&1) ||
+        fail "--nproc_per_node=auto without a GPU is not one rank per CPU"
+fi
+"$TIPC" launch --nproc_per_node=zero true >out 2>err; rc=$?
+[ "$rc" = 2 ] && grep -q "nproc_per_node 'zero': want 1\.\.[0-9]*, auto, cpu or gpu" err || fail "bad --nproc_per_node: $rc $(cat err)"
+for i in 1 2; do
+    "$TIPC" launch --job_id="$JOB" --log_overwrite=False --run_mode=collective --log_dir=la bash -c "echo run $i" >/dev/null 2>err ||
+        fail "--log_overwrite=False: $(cat err)"
+done
+[ "$(cat la/workerlog.0)" = "$(printf 'run 1\nrun 2')" ] || fail "--log_overwrite=False does not append: $(cat la/workerlog.0)"
+"$TIPC" launch --job_id="$JOB" --log_overwrite True --log_dir=la bash -c "echo run 3" >/dev/null 2>err || fail "--log_overwrite True"
+[ "$(cat la/workerlog.0)" = "run 3" ] || fail "--log_overwrite True does not replace: $(cat la/workerlog.0)"
+"$TIPC" launch --run_mode=ps true >out 2>err; rc=$?
+[ "$rc" = 2 ] && grep -q 'run_mode=ps: tipc launch runs collective jobs only' err || fail "--run_mode=ps: $rc $(cat err)"

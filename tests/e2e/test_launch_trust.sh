@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# No outsider in, no job merges (#11 items 14, 15): two different jobs meeting on one master port
-# fail (exit 4) naming both sides; the token is a secret (the old derivable one is refused and
+# No outsider in, no job merges (#11 items 14, 15; #23): a second job meeting the first on its master
+# port is refused (exit 4) naming both sides, the first runs on; the token is a secret (the old derivable one is refused and
 # cannot stop the job); several hosts without a secret are refused (exit 2); TIPC_JOB_TOKEN_FILE
 # must be private.
 . "$(dirname "$0")/lib_launch.sh"
 IPS=--ips=127.0.0.1,127.0.0.2
 
-# 1. two unrelated jobs, same port, same job id, different commands: both exit 4 naming both
+# 1. two unrelated jobs, same port, same job id, one shared TIPC_JOB_TOKEN, different commands: the
+#    second job's node is refused (exit 4) naming both commands, before it writes anything; the
+#    first job runs to its end (#23: a second job never harms the first)
 port=$(free_port)
+export TIPC_JOB_TOKEN=shared-by-two-jobs-$$
 launch_bg a0 $IPS --node_ip=127.0.0.1 --master=127.0.0.1:$port --nproc_per_node=1 --log_dir=la sleep 5
+launch_bg a1 $IPS --node_ip=127.0.0.2 --master=127.0.0.1:$port --nproc_per_node=1 --log_dir=la sleep 5
+for _ in $(seq 100); do [ -e la/workerlog.1 ] && break; sleep 0.1; done
 rc=0; "$TIPC" launch --job_id="$JOB" $IPS --node_ip=127.0.0.2 --master=127.0.0.1:$port --nproc_per_node=1 \
     --log_dir=lb true >b1.out 2>&1 || rc=$?
-wait_rc rc0 "$a0_pid"
-[ "$rc0$rc" = 44 ] || fail "two jobs on one port: exit $rc0 $rc, want 4 4"
-for f in a0.out b1.out; do
-    grep -q "two different jobs met on one rendezvous store (job id '$JOB')" $f || fail "$f: $(cat $f)"
-    grep -q "runs 'sleep 5'" $f && grep -q "runs 'true'" $f || fail "$f does not name both sides: $(cat $f)"
-done
-[ -z "$(job_procs "$JOB")" ] || fail "ranks were started for merged jobs"
+wait_rc rc0 "$a0_pid"; wait_rc rc1 "$a1_pid"
+unset TIPC_JOB_TOKEN
+[ "$rc0$rc1$rc" = 004 ] || fail "two jobs on one port: exit $rc0 $rc1 (first job) $rc (second), want 0 0 4"
+grep -q "two different jobs met on one rendezvous store (job id '$JOB')" b1.out || fail "b1.out: $(cat b1.out)"
+grep -q "runs 'sleep 5'" b1.out && grep -q "runs 'true'" b1.out || fail "b1.out does not name both sides: $(cat b1.out)"
+grep -q "pid $a0_pid on" b1.out || fail "b1.out does not name the first job's node 0: $(cat b1.out)"
+[ ! -e lb/workerlog.1 ] || fail "the second job started a rank"
 
 # 2. the token the old launcher derived from job id + endpoint is refused (403) and cannot post a
 #    failure: the job ends 0 on both nodes

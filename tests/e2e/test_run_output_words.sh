@@ -30,6 +30,14 @@ grep -qxF -- "--pretrained=$OUT/norm_train_gpus_0_autocast_False_nodes_1.log/lat
 stray=$(find . -path "./out dir" -prune -o -type f -print | grep -v -e '^./out.txt$' -e '^./err.txt$')
 [ -z "$stray" ] || fail "files written outside the output dir: $stray"
 assert_eq "$(find . -mindepth 1 -maxdepth 1 | sort | tr '\n' ' ')" "./err.txt ./out dir ./out.txt " "entries of the work dir"
+# a newline in the path (#23): each stage is still one status line, in the results log and on stdout
+NL="$PWD/new
+line"
+"$TIPC" run "$CFG" lite_train_lite_infer --output "$NL" > nl.txt 2> err.txt || fail "exit $? with a newline in --output: $(cat err.txt)"
+assert_eq "$(wc -l < "$NL/results_python.log")" 10 "lines in the results log with a newline in --output"
+assert_eq "$(grep -c '^Run successfully with command - mobilenet_v3_small - .*!$' "$NL/results_python.log")" 10 "whole status lines"
+assert_eq "$(grep -c '^Run ' nl.txt)" "$(grep -c '^Run .*!$' nl.txt)" "status lines on stdout cut by the newline"
+grep -qF 'new\nline/norm_train_gpus_0_autocast_False_nodes_1.log' "$NL/results_python.log" || fail "the newline is not shown as \\n: $(head -n 2 "$NL/results_python.log")"
 # --dry-run with a '$' or ';' in the path: no config-line error
 "$TIPC" run "$CFG" lite_train_lite_infer --dry-run --output "a;b\$c" > out.txt 2> err.txt
 assert_eq "$?" 0 "dry run with ';' and '\$' in --output"

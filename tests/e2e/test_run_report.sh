@@ -8,7 +8,8 @@
 #  3. test names are short and the same for two output dirs;
 #  4. colour: none in a pipe, none with NO_COLOR on a terminal, green/red on a terminal (a pty);
 #  5. a real rendezvous failure (the master port is taken) of the fleet config's training: its exit
-#     code 4 and meaning in the table and JUnit, its message in the failure body, the rest skipped.
+#     code 4 and meaning in the table and JUnit, its error line in the table and the JUnit message,
+#     its message in the failure body, the rest skipped.
 . "$ROOT/tests/e2e/lib.sh"
 CFG="$ROOT/tests/fixtures/golden/s6_train_infer/config.txt"
 XSD="$ROOT/tests/fixtures/jenkins-junit.xsd"
@@ -158,12 +159,14 @@ kill "$holder" 2>/dev/null
 assert_eq "$rc" 1 "exit code after a rendezvous failure"
 grep -q 'FAILED(4)' err.txt || fail "table: $(grep -A1 ' 1  train' err.txt)"
 grep -q 'reason: exit status 4 (tipc: distributed)' err.txt || fail "table reason: $(grep reason err.txt)"
+grep -q "error:  rendezvous: port $port in use on 127.0.0.1" err.txt || fail "table error line: $(grep -A1 reason err.txt)"
 assert_eq "$(tail -n 1 out.txt)" "0 passed, 1 failed, 3 skipped" "summary after a rendezvous failure"
 python3 - rdzv.xml "$port" <<'PY' || fail "rendezvous failure in JUnit"
 import sys, xml.etree.ElementTree as ET
 c = ET.parse(sys.argv[1]).getroot().find("testsuite").find("testcase")
 f = c.find("failure")
-assert f.get("type") == "exit 4" and f.get("message") == "exit status 4 (tipc: distributed)", f.attrib
+# the message is the exit code's meaning and the error line itself (the launcher's, from the stage's error log)
+assert f.get("type") == "exit 4" and f.get("message") == f"exit status 4 (tipc: distributed): rendezvous: port {sys.argv[2]} in use on 127.0.0.1", f.attrib
 assert f"port {sys.argv[2]} in use" in f.text, f.text
 PY
 xmllint --noout --schema "$XSD" rdzv.xml 2> xsd.err || fail "schema: $(head -5 xsd.err)"

@@ -4,10 +4,10 @@
 # (corrupt/truncated/foreign checkpoint, NaN loss, unknown recipe key) with their exit codes,
 # never destroying the previous checkpoint.
 set -u
+. "$ROOT/tests/e2e/lib.sh"
 T=${TIPC:?}
 W=$TMPDIR/w
 mkdir -p "$W"
-fail() { echo "FAIL: $*"; exit 1; }
 TINY=(--data-path "$W/none" -o Arch.class_num=4 -o Arch.width_mult=0.25 -o Arch.image_size=32
       -o DataLoader.synthetic_size=16 --batch-size 4 --threads 1 --print-freq 2 --seed 7)
 
@@ -19,7 +19,7 @@ ls "$W/a" | grep -q tmp && fail "temp file left behind"
 
 # same seed, same result, bit for bit
 "$T" train "${TINY[@]}" --epochs 2 --output-dir "$W/b" >/dev/null 2>&1 || fail "second run"
-cmp -s "$W/a/latest.ckpt" "$W/b/latest.ckpt" || fail "not deterministic for a seed"
+ckpt_same "$W/a/latest.ckpt" "$W/b/latest.ckpt" || fail "not deterministic for a seed"
 
 # 1 epoch + resume for the 2nd == 2 epochs straight (constant LR: cosine depends on --epochs)
 C=(-o Optimizer.lr.name=Constant)
@@ -27,7 +27,7 @@ C=(-o Optimizer.lr.name=Constant)
 "$T" train "${TINY[@]}" "${C[@]}" --epochs 1 --output-dir "$W/c" >/dev/null 2>&1 || fail "1-epoch run"
 "$T" train "${TINY[@]}" "${C[@]}" --epochs 2 --output-dir "$W/c" --resume "$W/c/latest.ckpt" >"$W/c.log" 2>&1 || { cat "$W/c.log"; fail "resume"; }
 grep -q "resumed from" "$W/c.log" || fail "resume not reported"
-cmp -s "$W/d/latest.ckpt" "$W/c/latest.ckpt" || fail "resumed run differs from the uninterrupted one"
+ckpt_same "$W/d/latest.ckpt" "$W/c/latest.ckpt" || fail "resumed run differs from the uninterrupted one"
 
 # the same through the JPEG loader (PaddleClas lists): the resumed run's epoch 2 reads epoch 2's
 # shuffle, not epoch 1's again
@@ -37,14 +37,14 @@ J=(--data-path "$W/jpg" -o Arch.class_num=4 -o Arch.width_mult=0.25 -o Arch.imag
 "$T" train "${J[@]}" --epochs 2 --output-dir "$W/jd" >/dev/null 2>&1 || fail "2-epoch loader run"
 "$T" train "${J[@]}" --epochs 1 --output-dir "$W/jc" >/dev/null 2>&1 || fail "1-epoch loader run"
 "$T" train "${J[@]}" --epochs 2 --output-dir "$W/jc" --resume "$W/jc/latest.ckpt" >"$W/jc.log" 2>&1 || { cat "$W/jc.log"; fail "loader resume"; }
-cmp -s "$W/jd/latest.ckpt" "$W/jc/latest.ckpt" || fail "resumed loader run differs from the uninterrupted one"
+ckpt_same "$W/jd/latest.ckpt" "$W/jc/latest.ckpt" || fail "resumed loader run differs from the uninterrupted one"
 # mid-epoch through the loader: a checkpoint every 3 steps (4 steps per epoch), resumed from the one
 # taken 2 steps into epoch 2 == straight through (the loader starts at that step of that shuffle)
 "$T" train "${J[@]}" --epochs 2 --save-steps 3 --output-dir "$W/jm" >"$W/jm.log" 2>&1 || { cat "$W/jm.log"; fail "step-checkpoint run"; }
-cmp -s "$W/jd/latest.ckpt" "$W/jm/latest.ckpt" || fail "checkpointing every 3 steps changed the training"
+ckpt_same "$W/jd/latest.ckpt" "$W/jm/latest.ckpt" || fail "checkpointing every 3 steps changed the training"
 "$T" train "${J[@]}" --epochs 2 --output-dir "$W/jn" --resume "$W/jm/step_6.ckpt" >"$W/jn.log" 2>&1 || { cat "$W/jn.log"; fail "mid-epoch loader resume"; }
 grep -q "2 of 4 steps of epoch 2 done" "$W/jn.log" || fail "mid-epoch position not reported: $(cat "$W/jn.log")"
-cmp -s "$W/jd/latest.ckpt" "$W/jn/latest.ckpt" || fail "loader run resumed mid-epoch differs from the uninterrupted one"
+ckpt_same "$W/jd/latest.ckpt" "$W/jn/latest.ckpt" || fail "loader run resumed mid-epoch differs from the uninterrupted one"
 
 # evaluation only
 "$T" train "${TINY[@]}" --test-only --pretrained="$W/a/latest.ckpt" >"$W/e.log" 2>&1 || fail "test-only"

@@ -279,30 +279,38 @@ static void test_world_of_one_needs_no_network(void **s)
 static void test_bad_env_is_an_error(void **s)
 {
     (void)s;
-    setenv("WORLD_SIZE", "2", 1), setenv("RANK", "2", 1);   /* rank out of range */
+    setenv("WORLD_SIZE", "2", 1), setenv("RANK", "2", 1);   /* rank out of range: a usage error naming it */
     struct comm *c = NULL;
     struct capture cap;
     capture_stderr_begin(&cap);
     enum tipc_status st = init_comm(&c);
     char *err = capture_stderr_end(&cap);
-    assert_int_equal(st, TIPC_EDIST);
-    assert_non_null(strstr(err, "RANK"));
+    assert_int_equal(st, TIPC_EUSAGE);
+    assert_non_null(strstr(err, "RANK='2'"));
     free(err);
-    setenv("RANK", "1", 1);   /* in range, but no launcher env */
+    setenv("WORLD_SIZE", "abc", 1);   /* malformed: never a silent one-rank job */
     capture_stderr_begin(&cap);
     st = init_comm(&c);
     err = capture_stderr_end(&cap);
-    assert_int_equal(st, TIPC_EDIST);
-    assert_non_null(strstr(err, "tipc launch"));
+    assert_int_equal(st, TIPC_EUSAGE);
+    assert_non_null(strstr(err, "WORLD_SIZE='abc'"));
+    free(err);
+    setenv("WORLD_SIZE", "2", 1), setenv("RANK", "1", 1);   /* in range, but where is the store? */
+    capture_stderr_begin(&cap);
+    st = init_comm(&c);
+    err = capture_stderr_end(&cap);
+    assert_int_equal(st, TIPC_EUSAGE);
+    assert_non_null(strstr(err, "MASTER_ADDR is not set"));
     free(err);
     setenv("MASTER_ADDR", "127.0.0.1", 1), setenv("MASTER_PORT", "1", 1), setenv("TIPC_JOB_TOKEN", "x", 1);
+    setenv("TIPC_NODE_RANK", "0", 1);   /* as tipc launch starts a rank */
     setenv("TIPC_COMM_BACKEND", "nccl", 1);
     capture_stderr_begin(&cap);
     st = init_comm(&c);
     free(capture_stderr_end(&cap));
     assert_int_equal(st, TIPC_ENOTBUILT);
     unsetenv("TIPC_COMM_BACKEND"), unsetenv("MASTER_ADDR"), unsetenv("MASTER_PORT"), unsetenv("TIPC_JOB_TOKEN");
-    unsetenv("WORLD_SIZE"), unsetenv("RANK");
+    unsetenv("WORLD_SIZE"), unsetenv("RANK"), unsetenv("TIPC_NODE_RANK");
 }
 
 static void test_half_conversions_round_trip(void **s)

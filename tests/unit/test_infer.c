@@ -1,10 +1,12 @@
 /* test_infer.c: the inference graph (BN folded, fused activations, shared activation memory)
  * against PyTorch's eval-mode logits from the fixture, the inference.tipc round trip, and the
- * loader's rejection of truncated, corrupted and hostile files. */
+ * loader's rejection of truncated, corrupted and hostile files, and non-finite models named. */
 #include "testutil.h"
 #include "isa_test.h"
 
+#include <math.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include "../../engine/infer/infer.h"
 #include "../../engine/model/mobilenet_v3.h"
@@ -251,6 +253,38 @@ static void test_parts_tile_each_layer(void **state)
     check_parts(1, 96, 0.5f);
 }
 
+/* "Finite or fail" on the inference model: the fixture's model passes; a NaN bias is named by its
+ * layer; weights 1e20 times too large are all finite yet overflow on a plain gray image (what export
+ * refuses, engine/infer/infer.h infer_check_finite); and infer_save writes nothing for a NaN. */
+static void test_non_finite_models_are_named(void **state)
+{
+    (void)state;
+    struct net net;
+    build(&net);
+    struct infer_model m;
+    infer_from_net(&m, &net, 1);
+    char what[200];
+    assert_true(infer_check_finite(&m, what, sizeof what));
+    float keep = m.weights[m.nweights - 1];
+    m.weights[m.nweights - 1] = NAN;   /* the classifier's last bias */
+    assert_false(infer_weights_finite(&m, what, sizeof what));
+    if (!strstr(what, "(linear) bias [9] = nan")) fail_msg("named '%s'", what);
+    struct capture cap;
+    capture_stderr_begin(&cap);
+    enum tipc_status st = infer_save(&m, "/tmp/tipc-test-infer-nan.tipc");
+    char *err = capture_stderr_end(&cap);
+    assert_int_equal(st, TIPC_ENUMERIC);
+    assert_int_equal(access("/tmp/tipc-test-infer-nan.tipc", F_OK), -1);
+    free(err);
+    m.weights[m.nweights - 1] = keep;
+    for (size_t i = 0; i < m.nweights; i++) m.weights[i] *= 1e20f;
+    assert_true(infer_weights_finite(&m, what, sizeof what));
+    assert_false(infer_check_finite(&m, what, sizeof what));
+    if (!strstr(what, "on a plain gray image are not finite")) fail_msg("said '%s'", what);
+    infer_free(&m);
+    net_free(&net);
+}
+
 int main(void)
 {
     isa_test_setup();
@@ -259,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_parts_tile_each_layer),
         cmocka_unit_test(test_input_survives_plan),
         cmocka_unit_test(test_save_load_roundtrip_and_damage),
+        cmocka_unit_test(test_non_finite_models_are_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

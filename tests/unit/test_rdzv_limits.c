@@ -1,6 +1,7 @@
 /* test_rdzv_limits.c: the rendezvous store against hostile clients, with a real server on loopback
- * and raw sockets: the token is refused before a body is read, value/key/store caps, and a flood of
- * idle connections from one address leaves the job's own clients served. */
+ * and raw sockets: the token is refused before a body is read, value/key/store caps, a flood of
+ * idle connections from one address leaves the job's own clients served, and headers trickled from
+ * the job's own address are cut at the deadline. */
 #include "testutil.h"
 
 #include <arpa/inet.h>
@@ -185,12 +186,63 @@ static void test_flood_from_one_address_leaves_the_job_served(void **state)
     rdzv_server_stop(S);
 }
 
+/* Slowloris from the job's own address: 20 connections from 127.0.0.1 each trickle a request line
+ * and then a header line every 0.5 s, so a timeout that restarts on every byte would keep them for
+ * ever. Each must be closed at the header deadline (RDZV_HEADER_DEADLINE_S from its connect), and a
+ * client from the same address is served at once all the while. */
+static void test_trickled_headers_are_closed_at_the_deadline(void **state)
+{
+    (void)state;
+    struct rdzv_server *S = start();
+    int port = rdzv_server_port(S), fds[20];
+    double t0 = now_seconds(), closed_at[20];
+    for (int i = 0; i < 20; i++) {
+        fds[i] = connect_from("127.0.0.1", port);
+        assert_true(fds[i] >= 0);
+        assert_int_equal(write(fds[i], "GET /kv/job1/node/0 HTTP/1.1\r\n", 31), 31);
+        closed_at[i] = 0;
+    }
+    struct rdzv_client c;
+    rdzv_client_init(&c, "127.0.0.1", port, "job1", "secret-token", "node 1");
+    int left = 20, served = 0;
+    while (left && now_seconds() - t0 < RDZV_HEADER_DEADLINE_S + 3) {
+        usleep(500 * 1000);
+        for (int i = 0; i < 20; i++) {
+            if (closed_at[i] > 0) continue;
+            struct pollfd p = {.fd = fds[i], .events = POLLIN};
+            char b;
+            if (poll(&p, 1, 0) == 1 && read(fds[i], &b, 1) <= 0) {
+                closed_at[i] = now_seconds() - t0;
+                left--;
+            } else {
+                ssize_t w = send(fds[i], "X-Trickle: 1\r\n", 14, MSG_NOSIGNAL);
+                (void)w;
+            }
+        }
+        double q = now_seconds();   /* the job's own client, from the same address, meanwhile */
+        char key[16];
+        snprintf(key, sizeof key, "k%d", served);
+        assert_int_equal(rdzv_put(&c, key, "v", 1, false, NULL), TIPC_OK);
+        assert_true(now_seconds() - q < 1.0);
+        served++;
+    }
+    assert_int_equal(left, 0);
+    for (int i = 0; i < 20; i++) {
+        assert_true(closed_at[i] >= RDZV_HEADER_DEADLINE_S - 0.1);
+        assert_true(closed_at[i] <= RDZV_HEADER_DEADLINE_S + 1.5);
+        close(fds[i]);
+    }
+    rdzv_client_free(&c);
+    rdzv_server_stop(S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_token_refused_before_body),
         cmocka_unit_test(test_key_and_value_caps),
         cmocka_unit_test(test_flood_from_one_address_leaves_the_job_served),
+        cmocka_unit_test(test_trickled_headers_are_closed_at_the_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

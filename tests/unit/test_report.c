@@ -125,7 +125,7 @@ static void test_skipped_and_table(void **state)
     assert_int_equal(report_stage(&r, "train", "t", "train.py", NULL, 134, NULL, 0, 2.0, 13), TIPC_OK);
     struct capture c;
     capture_stderr_begin(&c);
-    report_skip(&r, 2, 2, "eval", "t", "eval.py", "train[t] failed", 17);
+    report_skip(&r, 2, 2, "eval", "t", "eval.py", "train[t] failed", 17, false);
     char *err = capture_stderr_end(&c);
     fflush(stdout);
     dup2(saved, 1);
@@ -158,10 +158,59 @@ static void test_skipped_and_table(void **state)
     report_free(&r);
 }
 
+static char *write_tmp(const char *name, const char *text)
+{
+    char *p = malloc(512);
+    snprintf(p, 512, "%s/why-%d-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid(), name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+/* report_why: the error log's first line, else a Python exception, else a line that says error */
+static void test_why_a_stage_failed(void **state)
+{
+    (void)state;
+    char *errlog = write_tmp("errors", "tipc: error: -o: bad value 'abc' for 'Optimizer.momentum'\ntipc: error: later\n");
+    char *log = write_tmp("log", "epoch 1\nTraceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
+                                 "    f()\nKeyError: 'x'\nDuring handling...\nTraceback (most recent call last):\n"
+                                 "  File \"x.py\", line 5\npaddle.base.core.EnforceNotMet: \x1b[31mout of memory\x1b[0m\n"
+                                 "avg_reader_cost: 0.1 error_rate 0\n");
+    char *w = report_why(errlog, log);   /* the first tipc error line, without its "tipc: error: " */
+    assert_string_equal(w, "-o: bad value 'abc' for 'Optimizer.momentum'");
+    free(w);
+    w = report_why("/nonexistent/errors", log);   /* the last exception line, colour codes dropped */
+    assert_string_equal(w, "paddle.base.core.EnforceNotMet: out of memory");
+    free(w);
+    char *log2 = write_tmp("log2", "step 1\n[node 1:rank 3] tipc: error: rendezvous: port 9 in use\nbye\n"
+                                   "progress 10%\rERROR: disk full\n");
+    w = report_why(NULL, log2);   /* no exception: the last line with the word "error", as shown last */
+    assert_string_equal(w, "ERROR: disk full");
+    free(w);
+    char *log3 = write_tmp("log3", "error_rate 0.1\nall fine\n");
+    assert_null(report_why(NULL, log3));   /* "error_rate" is not the word error */
+    char *long_line = malloc(1000);
+    memset(long_line, 'x', 999);
+    memcpy(long_line, "Error: ", 7);
+    memcpy(long_line + 299, "\xe4\xb8\xad", 3);   /* a character across the 300-byte cut */
+    long_line[999] = 0;
+    char *log4 = write_tmp("log4", long_line);
+    w = report_why(NULL, log4);
+    assert_true(strlen(w) <= 303 && !strcmp(w + strlen(w) - 3, "..."));
+    assert_int_equal(strlen(w), 299 + 3);   /* cut before the character, not inside it */
+    free(w);
+    const char *files[] = {errlog, log, log2, log3, log4};
+    for (int i = 0; i < 5; i++) unlink(files[i]), free((char *)files[i]);
+    free(long_line);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_skipped_and_table),
+        cmocka_unit_test(test_why_a_stage_failed),
         cmocka_unit_test(test_status_lines_plain_and_coloured),
         cmocka_unit_test(test_unwritable_log_is_an_io_error),
     };

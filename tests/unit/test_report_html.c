@@ -52,7 +52,7 @@ static void test_hostile_strings_and_curves(void **state)
     dup2(fileno(devnull), 1);
     assert_int_equal(report_stage(&r, "train", "x", "train \x01\xfe cmd", NULL, 4, "exit \x1b[31m4\x00", r.started,
                                   2.5, 13), TIPC_OK);
-    report_skip(&r, 2, 2, "eval", "x", "eval", "train[x] failed \xe4\xb8", 17);
+    report_skip(&r, 2, 2, "eval", "x", "eval", "train[x] failed \xe4\xb8", 17, false);
     fflush(stdout);
     dup2(saved, 1);
     close(saved);

@@ -3,13 +3,15 @@
  * temp_sweep removes exactly the stale ones; a staged set is published whole or not at all (a
  * failed rename puts the old files back); writes to a full device fail with ENOSPC and leave the
  * target untouched; dir_check_writable; open_regular refuses FIFOs, devices and folders without
- * blocking and bounds sizes. */
+ * blocking and bounds sizes; targets that are not regular files are written through or refused,
+ * never renamed over. */
 #include "testutil.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include "../../core/staged.h"
 #include "../../core/regfile.h"
@@ -222,6 +224,78 @@ static void test_open_regular_refuses_fifo_device_dir(void **state)
     free(big);
 }
 
+/* Targets that are not regular files are written through or refused, never renamed over: a link
+ * to a regular file keeps the link (its file is replaced), a FIFO with a reader gets the bytes and
+ * stays a FIFO, a FIFO without one is an error (no hang), a character device is written in place
+ * (/dev/full's ENOSPC is an error), a folder and a dangling link are refused. */
+static void test_special_targets_are_written_through(void **state)
+{
+    char *real = xasprintf("%s/real.xml", dir), *link = xasprintf("%s/link.xml", dir);
+    touch(real);
+    assert_int_equal(symlink(real, link), 0);
+    assert_int_equal(write_file_atomic(link, "new", 3), TIPC_OK);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    char *got = slurp(real);
+    assert_string_equal(got, "new");
+    free(got);
+
+    char *fifo = xasprintf("%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    struct capture c;
+    capture_stderr_begin(&c);
+    enum tipc_status rc = write_file_atomic(fifo, "abc", 3);   /* no reader: an error at once */
+    char *err = capture_stderr_end(&c);
+    assert_int_equal(rc, TIPC_EIO);
+    assert_non_null(strstr(err, "no process reads that FIFO"));
+    free(err);
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    assert_int_equal(write_file_atomic(fifo, "abc", 3), TIPC_OK);
+    char buf[8] = "";
+    assert_int_equal(read(rd, buf, sizeof buf), 3);
+    assert_memory_equal(buf, "abc", 3);
+    close(rd);
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+
+    assert_int_equal(write_file_atomic("/dev/null", "x", 1), TIPC_OK);
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    /* as root a private copy of /dev/full (a broken build must not replace the host's); else the
+     * host's, which a non-root rename cannot touch */
+    char *full = geteuid() == 0 ? xasprintf("%s/full", dir) : xstrdup("/dev/full");
+    if (geteuid() != 0 || mknod(full, S_IFCHR | 0666, makedev(1, 7)) == 0) {
+        capture_stderr_begin(&c);
+        rc = write_file_atomic(full, "x", 1);
+        err = capture_stderr_end(&c);
+        assert_int_equal(rc, TIPC_EIO);
+        assert_non_null(strstr(err, "No space left on device"));
+        assert_int_equal(stat(full, &st), 0);
+        assert_true(S_ISCHR(st.st_mode));
+        free(err);
+    }
+    free(full);
+
+    char *dangling = xasprintf("%s/dangling", dir), *sub = xasprintf("%s/sub", dir);
+    assert_int_equal(symlink("/nonexistent/tipc", dangling), 0);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    const char *refused[] = {dangling, sub};
+    for (int i = 0; i < 2; i++) {
+        capture_stderr_begin(&c);
+        rc = write_file_atomic(refused[i], "x", 1);
+        err = capture_stderr_end(&c);
+        assert_int_equal(rc, TIPC_EUSAGE);
+        free(err);
+    }
+    assert_int_equal(lstat(dangling, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat(sub, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    free(real); free(link); free(fifo); free(dangling); free(sub);
+}
+
 static void test_dir_check_writable(void **state)
 {
     assert_int_equal(dir_check_writable(dir, "output folder"), TIPC_OK);
@@ -243,6 +317,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_failed_write_is_an_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_regular_refuses_fifo_device_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dir_check_writable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_special_targets_are_written_through, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
