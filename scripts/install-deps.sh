@@ -49,7 +49,8 @@ fi
 
 # The aarch64 cross build of the CPU ops and their unit tests (`make CROSS=aarch64 unit`, run by CI
 # under qemu-aarch64): the cross compiler, qemu-user, and the :arm64 libraries the tests link
-# (multiarch). Best effort: without them the cross step of .ci/run skips and says why.
+# (multiarch). qemu-user's qemu-x86_64 also runs tests/e2e/test_cpu_emulated.sh (the portable binary
+# on an emulated AVX2-only and SSE4.2-only CPU). Best effort: without them those steps skip and say why.
 CROSS_PKGS=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
             libc6:arm64 libgomp1:arm64 libopenblas-dev:arm64 libcmocka-dev:arm64)
 cross_missing=()
